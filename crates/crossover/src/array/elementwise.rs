@@ -1,0 +1,266 @@
+//! Elementwise op methods: dtype rules, broadcasting, and the nodes they make.
+
+use super::Array;
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::op::{BinaryOp, Op, UnaryOp};
+use crate::shape::broadcast_shapes;
+
+/// The right-hand side of a binary op: an array or a (weak) scalar.
+#[derive(Clone, Debug)]
+pub enum Operand {
+    Array(Array),
+    Scalar(Scalar),
+}
+
+impl From<&Array> for Operand {
+    fn from(a: &Array) -> Self {
+        Operand::Array(a.clone())
+    }
+}
+impl From<Array> for Operand {
+    fn from(a: Array) -> Self {
+        Operand::Array(a)
+    }
+}
+impl From<Scalar> for Operand {
+    fn from(s: Scalar) -> Self {
+        Operand::Scalar(s)
+    }
+}
+macro_rules! scalar_operand {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Operand {
+            fn from(v: $t) -> Self {
+                Operand::Scalar(v.into())
+            }
+        }
+    )*};
+}
+scalar_operand!(f64, f32, i64, i32, bool);
+
+impl Operand {
+    fn dtype(&self) -> DType {
+        match self {
+            Operand::Array(a) => a.dtype(),
+            Operand::Scalar(s) => s.natural_dtype(),
+        }
+    }
+}
+
+/// The common dtype of operands, with scalars weak (NumPy 2 rules).
+fn common_dtype(ops: &[&Operand]) -> DType {
+    let arrays: Vec<DType> = ops
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Array(a) => Some(a.dtype()),
+            Operand::Scalar(_) => None,
+        })
+        .collect();
+    let Some(mut d) = arrays.iter().copied().reduce(DType::promote) else {
+        // Only scalars: they are strong among themselves.
+        return ops
+            .iter()
+            .map(|o| o.dtype())
+            .reduce(DType::promote)
+            .unwrap_or(DType::F64);
+    };
+    for o in ops {
+        if let Operand::Scalar(s) = o {
+            d = DType::promote(d, s.result_dtype(d));
+        }
+    }
+    d
+}
+
+fn no_complex(op: &'static str, d: DType) -> Result<()> {
+    if d.is_complex() {
+        return Err(Error::dtype(
+            op,
+            d,
+            "complex elementwise math is not supported yet",
+        ));
+    }
+    Ok(())
+}
+
+impl Array {
+    /// Converts to `dtype` (NumPy's `astype`); float to int truncates toward
+    /// zero and saturates (NaN becomes 0).
+    pub fn cast(&self, dtype: DType) -> Result<Array> {
+        if dtype == self.dtype() {
+            return Ok(self.clone());
+        }
+        no_complex("cast", dtype)?;
+        no_complex("cast", self.dtype())?;
+        Ok(Array::new_node(
+            Op::Cast,
+            self.shape().to_vec(),
+            dtype,
+            vec![self.clone()],
+        ))
+    }
+
+    /// A new array with the same values in fresh contiguous memory.
+    pub fn copy(&self) -> Result<Array> {
+        no_complex("copy", self.dtype())?;
+        Ok(Array::new_node(
+            Op::Cast,
+            self.shape().to_vec(),
+            self.dtype(),
+            vec![self.clone()],
+        ))
+    }
+
+    /// Materialises an operand as an array of `dtype` broadcast to `shape`.
+    fn operand_as(op: &'static str, o: &Operand, dtype: DType, shape: &[usize]) -> Result<Array> {
+        match o {
+            Operand::Scalar(s) => Array::full(shape, *s, dtype),
+            Operand::Array(a) => a.cast(dtype)?.broadcast_to_for(op, shape),
+        }
+    }
+
+    fn shape_of(o: &Operand) -> &[usize] {
+        match o {
+            Operand::Array(a) => a.shape(),
+            Operand::Scalar(_) => &[],
+        }
+    }
+
+    /// Records `lhs op rhs` with NumPy's dtype and broadcasting rules.
+    pub fn binary(op: BinaryOp, lhs: impl Into<Operand>, rhs: impl Into<Operand>) -> Result<Array> {
+        let (lhs, rhs) = (lhs.into(), rhs.into());
+        let name = op.name();
+        let common = common_dtype(&[&lhs, &rhs]);
+        no_complex(name, common)?;
+        let shape = broadcast_shapes(name, Self::shape_of(&lhs), Self::shape_of(&rhs))?;
+        // The dtype the op computes in, the op actually run, the result dtype.
+        let (compute, op, result) = match op {
+            BinaryOp::Div => {
+                let c = if common.is_float() {
+                    common
+                } else {
+                    DType::F64
+                };
+                (c, op, c)
+            }
+            BinaryOp::Pow if common.is_bool() => (DType::F64, op, DType::F64),
+            BinaryOp::Add if common.is_bool() => (DType::Bool, BinaryOp::Or, DType::Bool),
+            BinaryOp::Mul if common.is_bool() => (DType::Bool, BinaryOp::And, DType::Bool),
+            BinaryOp::Sub if common.is_bool() => {
+                return Err(Error::dtype(
+                    name,
+                    common,
+                    "boolean subtract is not supported; use logical_xor (ne) instead",
+                ))
+            }
+            BinaryOp::And | BinaryOp::Or => (DType::Bool, op, DType::Bool),
+            o if o.is_comparison() => (common, op, DType::Bool),
+            _ => (common, op, common),
+        };
+        let a = Self::operand_as(name, &lhs, compute, &shape)?;
+        let b = Self::operand_as(name, &rhs, compute, &shape)?;
+        Ok(Array::new_node(Op::Binary(op), shape, result, vec![a, b]))
+    }
+
+    /// Records a function of one argument.
+    pub fn unary(&self, op: UnaryOp) -> Result<Array> {
+        let name = op.name();
+        let d = self.dtype();
+        no_complex(name, d)?;
+        let (input, op) = match op {
+            UnaryOp::Neg if d.is_bool() => {
+                return Err(Error::dtype(
+                    name,
+                    d,
+                    "boolean negative is not supported; use logical_not",
+                ))
+            }
+            UnaryOp::Not => (self.cast(DType::Bool)?, op),
+            UnaryOp::Abs | UnaryOp::Floor | UnaryOp::Ceil if !d.is_float() => {
+                return Ok(self.clone())
+            }
+            UnaryOp::Square if d.is_bool() => (self.cast(DType::I32)?, op),
+            u if u.is_transcendental() => (self.cast(d.float_result())?, op),
+            _ => (self.clone(), op),
+        };
+        let dtype = input.dtype();
+        Ok(Array::new_node(
+            Op::Unary(op),
+            self.shape().to_vec(),
+            dtype,
+            vec![input],
+        ))
+    }
+
+    /// `where(cond, x, y)`: elements of `x` where `cond` is true, else `y`.
+    pub fn where_(cond: &Array, x: impl Into<Operand>, y: impl Into<Operand>) -> Result<Array> {
+        let (x, y) = (x.into(), y.into());
+        let dtype = common_dtype(&[&x, &y]);
+        no_complex("where", dtype)?;
+        let shape = broadcast_shapes("where", cond.shape(), Self::shape_of(&x))?;
+        let shape = broadcast_shapes("where", &shape, Self::shape_of(&y))?;
+        let c = cond.cast(DType::Bool)?.broadcast_to_for("where", &shape)?;
+        let a = Self::operand_as("where", &x, dtype, &shape)?;
+        let b = Self::operand_as("where", &y, dtype, &shape)?;
+        Ok(Array::new_node(Op::Where, shape, dtype, vec![c, a, b]))
+    }
+}
+
+macro_rules! binary_methods {
+    ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {
+        impl Array {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self, rhs: impl Into<Operand>) -> Result<Array> {
+                    Array::binary(BinaryOp::$op, self, rhs)
+                }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    /// `self + rhs` (bool: logical or, like NumPy).
+    add => Add,
+    /// `self - rhs`.
+    sub => Sub,
+    /// `self * rhs` (bool: logical and).
+    mul => Mul,
+    /// True division; integers divide as float64.
+    div => Div,
+    /// `self ** rhs`.
+    pow => Pow,
+    /// Elementwise minimum; NaN propagates.
+    minimum => Minimum,
+    /// Elementwise maximum; NaN propagates.
+    maximum => Maximum,
+    lt => Lt,
+    le => Le,
+    gt => Gt,
+    ge => Ge,
+    #[doc = "Elementwise `==` (named to avoid clashing with `PartialEq`)."]
+    eq_ => Eq,
+    ne => Ne,
+    logical_and => And,
+    logical_or => Or,
+}
+
+macro_rules! unary_methods {
+    ($($name:ident => $op:ident),* $(,)?) => {
+        impl Array {
+            $(
+                #[doc = concat!("Elementwise `", stringify!($name), "`.")]
+                pub fn $name(&self) -> Result<Array> {
+                    self.unary(UnaryOp::$op)
+                }
+            )*
+        }
+    };
+}
+
+unary_methods! {
+    neg => Neg, abs => Abs, sqrt => Sqrt, exp => Exp, log => Log, sin => Sin,
+    cos => Cos, tan => Tan, tanh => Tanh, square => Square, floor => Floor,
+    ceil => Ceil, logical_not => Not,
+}

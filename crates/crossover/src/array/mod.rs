@@ -1,0 +1,471 @@
+//! [`Array`]: a cheap-to-clone handle to a node of the lazy graph.
+//!
+//! Op methods check shapes and dtypes when called and return a pending array;
+//! nothing runs until a result is asked for ([`Array::eval`],
+//! [`Array::to_vec`]). A node is either pending (its op and inputs) or ready
+//! (a buffer and a layout). Views of ready arrays are ready at once and share
+//! the buffer.
+
+mod elementwise;
+mod reduce;
+mod view;
+
+pub use elementwise::Operand;
+
+use crate::buffer::Buffer;
+use crate::dtype::{DType, Element, Scalar};
+use crate::error::{Error, Result};
+use crate::op::{LibraryCall, LibraryOp, Op};
+use crate::rng::{Distribution, Generator};
+use crate::shape::{numel, Layout};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A materialised value: a buffer and where the array's elements sit in it.
+#[derive(Clone, Debug)]
+pub struct Value {
+    pub buffer: Arc<Buffer>,
+    pub layout: Layout,
+}
+
+pub(crate) enum NodeState {
+    /// Not computed yet; the inputs of the node's op.
+    Pending(Vec<Array>),
+    /// Computed (inputs dropped so intermediates can be freed).
+    Ready(Value),
+}
+
+pub(crate) struct Node {
+    pub(crate) id: u64,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) dtype: DType,
+    pub(crate) op: Op,
+    state: Mutex<NodeState>,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// An n-dimensional array of one [`DType`], pending or computed.
+///
+/// Cloning is cheap (a reference count). Operations record a node and return
+/// at once; [`Array::eval`] (or any readout) fuses and runs what is needed.
+///
+/// ```
+/// use crossover::Array;
+/// let a = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let b = a.mul(&a)?.add(1.0)?;            // pending, nothing ran yet
+/// assert_eq!(b.to_vec::<f32>()?, vec![2.0, 5.0, 10.0, 17.0]);
+/// # Ok::<(), crossover::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Array {
+    pub(crate) node: Arc<Node>,
+}
+
+impl Array {
+    pub(crate) fn new_node(op: Op, shape: Vec<usize>, dtype: DType, inputs: Vec<Array>) -> Array {
+        Array {
+            node: Arc::new(Node {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                shape,
+                dtype,
+                op,
+                state: Mutex::new(NodeState::Pending(inputs)),
+            }),
+        }
+    }
+
+    pub(crate) fn new_ready(op: Op, dtype: DType, value: Value) -> Array {
+        Array {
+            node: Arc::new(Node {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                shape: value.layout.shape.clone(),
+                dtype,
+                op,
+                state: Mutex::new(NodeState::Ready(value)),
+            }),
+        }
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, NodeState> {
+        // A poisoned lock only means a panic elsewhere was caught; the state
+        // itself is always consistent (replaced whole).
+        self.node
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Inputs of a pending node (`None` once ready).
+    pub(crate) fn pending_inputs(&self) -> Option<Vec<Array>> {
+        match &*self.state() {
+            NodeState::Pending(inputs) => Some(inputs.clone()),
+            NodeState::Ready(_) => None,
+        }
+    }
+
+    /// The value of a ready node.
+    pub(crate) fn ready_value(&self) -> Option<Value> {
+        match &*self.state() {
+            NodeState::Ready(v) => Some(v.clone()),
+            NodeState::Pending(_) => None,
+        }
+    }
+
+    /// Marks the node computed, dropping its inputs.
+    pub(crate) fn set_value(&self, value: Value) {
+        *self.state() = NodeState::Ready(value);
+    }
+
+    /// Unique id of the node (stable for the array's life).
+    pub fn id(&self) -> u64 {
+        self.node.id
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.node.shape
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.node.dtype
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.node.shape.len()
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        numel(&self.node.shape)
+    }
+
+    /// Whether the value has been computed.
+    pub fn is_ready(&self) -> bool {
+        matches!(&*self.state(), NodeState::Ready(_))
+    }
+
+    /// The op that produces this array (`"input"` for data).
+    pub fn op_name(&self) -> &'static str {
+        self.node.op.name()
+    }
+
+    pub(crate) fn op(&self) -> &Op {
+        &self.node.op
+    }
+
+    // ---- creation -------------------------------------------------------
+
+    /// An array holding `data` with `shape` (row-major).
+    ///
+    /// # Errors
+    /// [`Error::DataLength`] when `data.len()` is not the product of `shape`.
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Array> {
+        Self::from_slice(&data, shape)
+    }
+
+    /// Like [`Array::from_vec`], copying from a slice.
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Array> {
+        let expected = numel(shape);
+        if data.len() != expected {
+            return Err(Error::DataLength {
+                op: "from_vec",
+                len: data.len(),
+                shape: shape.to_vec(),
+                expected,
+            });
+        }
+        let buffer = Buffer::from_elements(data)?;
+        Ok(Self::from_buffer(buffer, Layout::contiguous(shape)))
+    }
+
+    /// Wraps an existing buffer (front ends use this to avoid a copy).
+    pub fn from_buffer(buffer: Buffer, layout: Layout) -> Array {
+        let dtype = buffer.dtype();
+        Array::new_ready(
+            Op::Input,
+            dtype,
+            Value {
+                buffer: Arc::new(buffer),
+                layout,
+            },
+        )
+    }
+
+    /// A 0-d array holding one value.
+    pub fn scalar(value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
+        Self::full(&[], value, dtype)
+    }
+
+    /// An array with every element equal to `value` (computed lazily: a
+    /// constant costs no memory inside a fused kernel).
+    pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
+        if dtype.is_complex() {
+            return Err(Error::dtype(
+                "full",
+                dtype,
+                "complex constants are not supported yet",
+            ));
+        }
+        Ok(Array::new_node(
+            Op::Full(value.into()),
+            shape.to_vec(),
+            dtype,
+            vec![],
+        ))
+    }
+
+    pub fn zeros(shape: &[usize], dtype: DType) -> Result<Array> {
+        Self::full(shape, Scalar::Int(0), dtype)
+    }
+
+    pub fn ones(shape: &[usize], dtype: DType) -> Result<Array> {
+        Self::full(shape, Scalar::Int(1), dtype)
+    }
+
+    /// Values `start, start+step, ...` below `stop` (NumPy's `arange`).
+    ///
+    /// # Errors
+    /// A zero or non-finite `step`, or non-finite bounds.
+    pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
+        if step == 0.0 || !step.is_finite() || !start.is_finite() || !stop.is_finite() {
+            return Err(Error::invalid(
+                "arange",
+                format!("need finite start/stop and a non-zero finite step, got {start}, {stop}, {step}"),
+            ));
+        }
+        if !(dtype.is_float() || dtype.is_int()) {
+            return Err(Error::dtype("arange", dtype, "needs a real numeric dtype"));
+        }
+        let n = ((stop - start) / step).ceil().max(0.0) as usize;
+        Ok(Array::new_node(
+            Op::Arange {
+                start,
+                step,
+                last: None,
+            },
+            vec![n],
+            dtype,
+            vec![],
+        ))
+    }
+
+    /// `num` evenly spaced values from `start` to `stop` (inclusive when
+    /// `endpoint`), like NumPy's `linspace`.
+    pub fn linspace(
+        start: f64,
+        stop: f64,
+        num: usize,
+        endpoint: bool,
+        dtype: DType,
+    ) -> Result<Array> {
+        if !start.is_finite() || !stop.is_finite() {
+            return Err(Error::invalid("linspace", "start and stop must be finite"));
+        }
+        if !dtype.is_float() {
+            return Err(Error::dtype("linspace", dtype, "needs float32 or float64"));
+        }
+        let div = if endpoint { num.saturating_sub(1) } else { num };
+        let step = if div > 0 {
+            (stop - start) / div as f64
+        } else {
+            0.0
+        };
+        let last = (endpoint && num > 1).then_some(stop);
+        Ok(Array::new_node(
+            Op::Arange { start, step, last },
+            vec![num],
+            dtype,
+            vec![],
+        ))
+    }
+
+    /// Records a library call with `inputs` and returns one array per
+    /// output (see [`LibraryOp`]).
+    pub fn library(
+        op: Box<dyn LibraryOp>,
+        outputs: Vec<(Vec<usize>, DType)>,
+        inputs: Vec<Array>,
+    ) -> Vec<Array> {
+        let call = LibraryCall::new(op, outputs);
+        (0..call.outputs.len())
+            .map(|k| {
+                let (shape, dtype) = call.outputs[k].clone();
+                Array::new_node(
+                    Op::Library {
+                        call: call.clone(),
+                        output: k,
+                    },
+                    shape,
+                    dtype,
+                    inputs.clone(),
+                )
+            })
+            .collect()
+    }
+
+    pub(crate) fn random(
+        gen: &mut Generator,
+        dist: Distribution,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Array> {
+        if !dtype.is_float() {
+            return Err(Error::dtype(
+                dist.name(),
+                dtype,
+                "random values need float32 or float64",
+            ));
+        }
+        Ok(Array::new_node(
+            Op::Random {
+                dist,
+                key: gen.next_key(),
+            },
+            shape.to_vec(),
+            dtype,
+            vec![],
+        ))
+    }
+
+    // ---- evaluation and readout ------------------------------------------
+
+    /// Computes the array (and everything it needs) now.
+    pub fn eval(&self) -> Result<()> {
+        crate::exec::evaluate(std::slice::from_ref(self))
+    }
+
+    /// Computes several arrays together, so shared work is done once.
+    pub fn eval_all(arrays: &[Array]) -> Result<()> {
+        crate::exec::evaluate(arrays)
+    }
+
+    /// The computed value (evaluating first if needed).
+    pub fn value(&self) -> Result<Value> {
+        if let Some(v) = self.ready_value() {
+            return Ok(v);
+        }
+        self.eval()?;
+        self.ready_value()
+            .ok_or_else(|| Error::internal("eval", "node not ready after evaluation"))
+    }
+
+    /// The elements in row-major order.
+    ///
+    /// # Errors
+    /// [`Error::DType`] when `T` is not this array's dtype (use
+    /// [`Array::to_vec_f64`] or [`Array::cast`] to convert), or any error of
+    /// the evaluation.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        if T::DTYPE != self.dtype() {
+            return Err(Error::dtype(
+                "to_vec",
+                self.dtype(),
+                format!("requested elements of {}; cast first", T::DTYPE),
+            ));
+        }
+        let v = self.value()?;
+        let data = v.buffer.as_slice::<T::Store>();
+        let mut out = Vec::with_capacity(v.layout.numel());
+        crate::cpu::gather::for_each_position(&v.layout, |p| out.push(T::from_store(data[p])));
+        Ok(out)
+    }
+
+    /// The elements converted to f64 (bool as 0/1; complex: real part).
+    pub fn to_vec_f64(&self) -> Result<Vec<f64>> {
+        match self.dtype() {
+            DType::Bool => Ok(self
+                .to_vec::<bool>()?
+                .into_iter()
+                .map(|b| b as u8 as f64)
+                .collect()),
+            DType::I32 => Ok(self
+                .to_vec::<i32>()?
+                .into_iter()
+                .map(|x| x as f64)
+                .collect()),
+            DType::I64 => Ok(self
+                .to_vec::<i64>()?
+                .into_iter()
+                .map(|x| x as f64)
+                .collect()),
+            DType::F32 => Ok(self
+                .to_vec::<f32>()?
+                .into_iter()
+                .map(|x| x as f64)
+                .collect()),
+            DType::F64 => self.to_vec::<f64>(),
+            DType::C64 => Ok(self
+                .to_vec::<num_complex::Complex32>()?
+                .into_iter()
+                .map(|x| x.re as f64)
+                .collect()),
+            DType::C128 => Ok(self
+                .to_vec::<num_complex::Complex64>()?
+                .into_iter()
+                .map(|x| x.re)
+                .collect()),
+        }
+    }
+
+    /// The single element of a one-element array, as f64.
+    pub fn item(&self) -> Result<f64> {
+        if self.numel() != 1 {
+            return Err(Error::shape(
+                "item",
+                self.shape(),
+                "only one-element arrays can be converted to a scalar",
+            ));
+        }
+        Ok(self.to_vec_f64()?[0])
+    }
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Array(shape={:?}, dtype={}, {}, op={})",
+            self.shape(),
+            self.dtype(),
+            if self.is_ready() { "ready" } else { "pending" },
+            self.op_name()
+        )
+    }
+}
+
+impl Generator {
+    /// Uniform values on `[0, 1)` (float32 or float64).
+    pub fn uniform(&mut self, shape: &[usize], dtype: DType) -> Result<Array> {
+        Array::random(self, Distribution::Uniform, shape, dtype)
+    }
+
+    /// Uniform values on `[low, high)`.
+    pub fn uniform_range(
+        &mut self,
+        low: f64,
+        high: f64,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Array> {
+        let u = self.uniform(shape, dtype)?;
+        u.mul(high - low)?.add(low)
+    }
+
+    /// Standard normal values.
+    pub fn standard_normal(&mut self, shape: &[usize], dtype: DType) -> Result<Array> {
+        Array::random(self, Distribution::Normal, shape, dtype)
+    }
+
+    /// Normal values with a mean and standard deviation.
+    pub fn normal(&mut self, mean: f64, std: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+        if std.is_nan() || std < 0.0 {
+            return Err(Error::invalid(
+                "normal",
+                format!("scale must be >= 0, got {std}"),
+            ));
+        }
+        let z = self.standard_normal(shape, dtype)?;
+        z.mul(std)?.add(mean)
+    }
+}

@@ -1,0 +1,666 @@
+//! The CPU interpreter of the fused IR.
+//!
+//! A kernel's iteration space is cut into chunks of [`CHUNK`] points. For a
+//! chunk, each instruction runs as one tight loop over the chunk (vectorised
+//! by the compiler inside the SIMD-dispatched entry point), reading operand
+//! registers and writing its own. Registers live in per-thread scratch
+//! buffers that stay in L1/L2; contiguous loads are read in place (no copy)
+//! and constants are splats, so a fused chain touches main memory once.
+
+use super::gather::{gather, positions, Access};
+use super::math;
+use super::num::{CastTo, Num, Pod};
+use super::simd::simd_dispatch;
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::expr::ir::{InstKind, Program, Reg};
+use crate::op::{BinaryOp, UnaryOp};
+use crate::rng::{self, Distribution};
+
+/// Points per chunk: registers of 2048 f32 are 8 KiB, so a typical program's
+/// live registers fit in L1/L2.
+pub const CHUNK: usize = 2048;
+
+/// Typed read-only view of a source buffer.
+#[derive(Clone, Copy, Debug)]
+pub enum Data<'a> {
+    Bool(&'a [u8]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+}
+
+/// A program source bound to data.
+#[derive(Clone, Debug)]
+pub enum Bound<'a> {
+    Buffer { data: Data<'a>, access: Access },
+    Index { access: Access },
+}
+
+/// A splatted constant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Val {
+    Bool(u8),
+    I32(i32),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+}
+
+/// Where a register's values are during a chunk.
+#[derive(Clone, Copy, Debug)]
+enum RegKind {
+    /// Read in place from a contiguous source at `offset + start`.
+    Direct { source: usize, offset: usize },
+    /// The same value at every point.
+    Splat(Val),
+    /// Computed into scratch slot `n`.
+    Slot(usize),
+}
+
+/// A program prepared for execution over bound sources.
+pub struct Prepared<'a> {
+    pub program: &'a Program,
+    sources: Vec<Bound<'a>>,
+    kinds: Vec<RegKind>,
+    pub slots: usize,
+}
+
+/// Per-thread scratch registers.
+#[derive(Default)]
+pub struct Scratch {
+    slots: Vec<Vec<u64>>,
+}
+
+impl Scratch {
+    fn ensure(&mut self, n: usize) {
+        while self.slots.len() < n {
+            self.slots.push(vec![0u64; CHUNK]);
+        }
+    }
+}
+
+/// A register's values for one chunk: a slice or a constant.
+#[derive(Clone, Copy)]
+pub enum Arg<'s, T> {
+    Slice(&'s [T]),
+    Splat(T),
+}
+
+impl<'s, T: Copy> Arg<'s, T> {
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        match self {
+            Arg::Slice(s) => s[i],
+            Arg::Splat(v) => *v,
+        }
+    }
+}
+
+#[inline(always)]
+fn view<T: Pod>(s: &[u64], len: usize) -> &[T] {
+    debug_assert!(len * std::mem::size_of::<T>() <= s.len() * 8);
+    // SAFETY: T is a primitive with alignment <= 8 for which every bit
+    // pattern is valid; the slot holds at least len * size_of::<T>() bytes.
+    unsafe { std::slice::from_raw_parts(s.as_ptr() as *const T, len) }
+}
+
+#[inline(always)]
+fn view_mut<T: Pod>(s: &mut [u8], len: usize) -> &mut [T] {
+    assert!(len * std::mem::size_of::<T>() <= s.len());
+    assert_eq!(s.as_ptr() as usize % std::mem::align_of::<T>(), 0);
+    // SAFETY: size and alignment checked above; every bit pattern of a Pod
+    // type is valid; `&mut` guarantees exclusive access.
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut T, len) }
+}
+
+#[inline(always)]
+fn slot_bytes(s: &mut [u64]) -> &mut [u8] {
+    // SAFETY: u8 has no alignment or validity requirements; same memory.
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut u8, s.len() * 8) }
+}
+
+// The whole interpreter, compiled once per SIMD level.
+simd_dispatch! {
+    fn eval_chunk_dispatch(prep: &Prepared<'_>, scratch: &mut Scratch, start: usize, len: usize, out: Option<&mut [u8]>) => eval_chunk_inline
+}
+
+#[inline(always)]
+fn eval_chunk_inline(
+    prep: &Prepared<'_>,
+    scratch: &mut Scratch,
+    start: usize,
+    len: usize,
+    out: Option<&mut [u8]>,
+) {
+    prep.eval_chunk_impl(scratch, start, len, out)
+}
+
+/// Typed access to [`Data`] and [`Val`] for a storage type.
+pub(crate) trait FromData<'a>: Pod {
+    fn from_data(d: Data<'a>) -> &'a [Self];
+    fn from_val(v: Val) -> Self;
+}
+macro_rules! from_data {
+    ($t:ty, $v:ident) => {
+        impl<'a> FromData<'a> for $t {
+            #[inline(always)]
+            fn from_data(d: Data<'a>) -> &'a [$t] {
+                match d {
+                    Data::$v(s) => s,
+                    _ => unreachable!("source dtype checked when binding"),
+                }
+            }
+            #[inline(always)]
+            fn from_val(v: Val) -> $t {
+                match v {
+                    Val::$v(x) => x,
+                    _ => unreachable!("constant dtype checked when preparing"),
+                }
+            }
+        }
+    };
+}
+from_data!(u8, Bool);
+from_data!(i32, I32);
+from_data!(i64, I64);
+from_data!(f32, F32);
+from_data!(f64, F64);
+
+/// Runs `$body` with `$T` bound to the storage type of `$d`.
+macro_rules! with_type {
+    ($d:expr, $T:ident => $body:expr) => {
+        match $d {
+            DType::Bool => {
+                type $T = u8;
+                $body
+            }
+            DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            DType::C64 | DType::C128 => {
+                unreachable!("complex programs are rejected when preparing")
+            }
+        }
+    };
+}
+pub(crate) use with_type;
+
+fn val_of(s: Scalar, d: DType) -> Val {
+    match d {
+        DType::Bool => Val::Bool(<u8 as Num>::from_scalar(s)),
+        DType::I32 => Val::I32(<i32 as Num>::from_scalar(s)),
+        DType::I64 => Val::I64(<i64 as Num>::from_scalar(s)),
+        DType::F32 => Val::F32(<f32 as Num>::from_scalar(s)),
+        DType::F64 | DType::C64 | DType::C128 => Val::F64(s.as_f64()),
+    }
+}
+
+fn read_val(data: Data<'_>, pos: usize) -> Val {
+    match data {
+        Data::Bool(s) => Val::Bool(s[pos]),
+        Data::I32(s) => Val::I32(s[pos]),
+        Data::I64(s) => Val::I64(s[pos]),
+        Data::F32(s) => Val::F32(s[pos]),
+        Data::F64(s) => Val::F64(s[pos]),
+    }
+}
+
+impl<'a> Prepared<'a> {
+    /// Binds sources and assigns scratch slots by liveness.
+    pub fn new(program: &'a Program, sources: Vec<Bound<'a>>) -> Result<Prepared<'a>> {
+        if program.insts.iter().any(|i| i.dtype.is_complex()) {
+            return Err(Error::dtype(
+                "cpu kernel",
+                DType::C64,
+                "complex programs are not supported yet",
+            ));
+        }
+        let last = program.last_uses();
+        let mut kinds = Vec::with_capacity(program.insts.len());
+        let mut free: Vec<usize> = Vec::new();
+        let mut slots = 0usize;
+        for (r, inst) in program.insts.iter().enumerate() {
+            let kind = match &inst.kind {
+                InstKind::Load(s) => match &sources[*s as usize] {
+                    Bound::Buffer {
+                        data,
+                        access: Access::Contiguous { offset },
+                    } => {
+                        let _ = data;
+                        RegKind::Direct {
+                            source: *s as usize,
+                            offset: *offset,
+                        }
+                    }
+                    Bound::Buffer {
+                        data,
+                        access: Access::Constant { pos },
+                    } => RegKind::Splat(read_val(*data, *pos)),
+                    _ => RegKind::Slot(usize::MAX),
+                },
+                InstKind::Const(c) => RegKind::Splat(val_of(*c, inst.dtype)),
+                _ => RegKind::Slot(usize::MAX),
+            };
+            let kind = match kind {
+                RegKind::Slot(_) => {
+                    let s = free.pop().unwrap_or_else(|| {
+                        slots += 1;
+                        slots - 1
+                    });
+                    RegKind::Slot(s)
+                }
+                k => k,
+            };
+            kinds.push(kind);
+            // Free operands whose last use is this instruction (after the
+            // destination was allocated, so it never aliases an operand).
+            for op in inst.operands() {
+                let o = op as usize;
+                if last[o] == r {
+                    if let RegKind::Slot(s) = kinds[o] {
+                        if !free.contains(&s) {
+                            free.push(s);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Prepared {
+            program,
+            sources,
+            kinds,
+            slots,
+        })
+    }
+
+    /// The values of register `r` for the chunk starting at `start` (after
+    /// [`Prepared::eval_chunk`] ran for that chunk).
+    #[inline(always)]
+    pub(crate) fn arg<'s, T: FromData<'s>>(
+        &'s self,
+        scratch: &'s Scratch,
+        r: Reg,
+        start: usize,
+        len: usize,
+    ) -> Arg<'s, T>
+    where
+        'a: 's,
+    {
+        match self.kinds[r as usize] {
+            RegKind::Direct { source, offset } => match &self.sources[source] {
+                Bound::Buffer { data, .. } => {
+                    let s = T::from_data(*data);
+                    Arg::Slice(&s[offset + start..offset + start + len])
+                }
+                Bound::Index { .. } => unreachable!("index sources are not loaded"),
+            },
+            RegKind::Splat(v) => Arg::Splat(T::from_val(v)),
+            RegKind::Slot(s) => Arg::Slice(view::<T>(&scratch.slots[s], len)),
+        }
+    }
+
+    /// Evaluates every instruction for points `start..start+len`.
+    pub fn eval_chunk(&self, scratch: &mut Scratch, start: usize, len: usize) {
+        eval_chunk_dispatch(self, scratch, start, len, None)
+    }
+
+    /// Like [`Prepared::eval_chunk`], computing register
+    /// [`Prepared::direct_output`] straight into `out` (the output buffer's
+    /// bytes for this chunk) instead of a scratch slot.
+    pub fn eval_chunk_into(&self, scratch: &mut Scratch, start: usize, len: usize, out: &mut [u8]) {
+        eval_chunk_dispatch(self, scratch, start, len, Some(out))
+    }
+
+    /// The single output register if it can be computed in place: the last
+    /// instruction, computed (not a direct load or a constant).
+    pub fn direct_output(&self) -> Option<Reg> {
+        let last = self.program.insts.len().checked_sub(1)?;
+        (self.program.outputs.len() == 1
+            && self.program.outputs[0] as usize == last
+            && matches!(self.kinds[last], RegKind::Slot(_)))
+        .then_some(last as Reg)
+    }
+
+    #[inline(always)]
+    fn eval_chunk_impl(
+        &self,
+        scratch: &mut Scratch,
+        start: usize,
+        len: usize,
+        mut out: Option<&mut [u8]>,
+    ) {
+        debug_assert!(len <= CHUNK);
+        scratch.ensure(self.slots);
+        let last = self.program.insts.len().wrapping_sub(1);
+        for (r, inst) in self.program.insts.iter().enumerate() {
+            let RegKind::Slot(slot) = self.kinds[r] else {
+                continue;
+            };
+            if r == last {
+                if let Some(o) = out.take() {
+                    self.eval_inst(&inst.kind, inst.dtype, scratch, o, start, len);
+                    continue;
+                }
+            }
+            let mut dst = std::mem::take(&mut scratch.slots[slot]);
+            self.eval_inst(
+                &inst.kind,
+                inst.dtype,
+                scratch,
+                slot_bytes(&mut dst),
+                start,
+                len,
+            );
+            scratch.slots[slot] = dst;
+        }
+    }
+
+    #[inline(always)]
+    fn eval_inst(
+        &self,
+        kind: &InstKind,
+        dtype: DType,
+        sc: &Scratch,
+        dst: &mut [u8],
+        start: usize,
+        len: usize,
+    ) {
+        match kind {
+            InstKind::Load(s) => {
+                let Bound::Buffer { data, access } = &self.sources[*s as usize] else {
+                    unreachable!("loads read buffers")
+                };
+                with_type!(dtype, T => {
+                    gather(<T as FromData>::from_data(*data), access, start, view_mut::<T>(dst, len))
+                })
+            }
+            InstKind::Const(_) => unreachable!("constants are splats"),
+            InstKind::Arange {
+                index,
+                start: a0,
+                step,
+                last,
+            } => {
+                let Bound::Index { access } = &self.sources[*index as usize] else {
+                    unreachable!("arange reads an index source")
+                };
+                let mut idx = [0u64; CHUNK];
+                positions(access, start, &mut idx[..len]);
+                with_type!(dtype, T => {
+                    let out = view_mut::<T>(dst, len);
+                    for (o, &j) in out.iter_mut().zip(&idx[..len]) {
+                        let v = match last {
+                            Some((lj, lv)) if j == *lj => *lv,
+                            _ => a0 + j as f64 * step,
+                        };
+                        *o = T::from_f64(v);
+                    }
+                })
+            }
+            InstKind::Random { index, dist, key } => {
+                let Bound::Index { access } = &self.sources[*index as usize] else {
+                    unreachable!("random reads an index source")
+                };
+                let j0 = match access {
+                    Access::Contiguous { offset } => (offset + start) as u64,
+                    Access::Constant { pos } => *pos as u64,
+                    Access::Strided(_) => {
+                        unreachable!("the fuser materialises out-of-order random sources")
+                    }
+                };
+                match (dtype, dist) {
+                    (DType::F32, Distribution::Uniform) => {
+                        rng::fill_uniform_f32(*key, j0, view_mut(dst, len))
+                    }
+                    (DType::F32, Distribution::Normal) => {
+                        rng::fill_normal_f32(*key, j0, view_mut(dst, len))
+                    }
+                    (DType::F64, Distribution::Uniform) => {
+                        rng::fill_uniform_f64(*key, j0, view_mut(dst, len))
+                    }
+                    (_, Distribution::Normal) => rng::fill_normal_f64(*key, j0, view_mut(dst, len)),
+                    (_, Distribution::Uniform) => {
+                        rng::fill_uniform_f64(*key, j0, view_mut(dst, len))
+                    }
+                }
+            }
+            InstKind::Unary(op, a) => with_type!(dtype, T => {
+                let x = self.arg::<T>(sc, *a, start, len);
+                unary::<T>(*op, x, view_mut::<T>(dst, len))
+            }),
+            InstKind::Binary(op, a, b) => {
+                let od = self.program.dtype(*a);
+                if op.is_comparison() {
+                    with_type!(od, T => {
+                        let (x, y) = (self.arg::<T>(sc, *a, start, len), self.arg::<T>(sc, *b, start, len));
+                        compare::<T>(*op, x, y, view_mut::<u8>(dst, len))
+                    })
+                } else {
+                    with_type!(dtype, T => {
+                        let (x, y) = (self.arg::<T>(sc, *a, start, len), self.arg::<T>(sc, *b, start, len));
+                        binary::<T>(*op, x, y, view_mut::<T>(dst, len))
+                    })
+                }
+            }
+            InstKind::Where(c, a, b) => with_type!(dtype, T => {
+                let cond = self.arg::<u8>(sc, *c, start, len);
+                let (x, y) = (self.arg::<T>(sc, *a, start, len), self.arg::<T>(sc, *b, start, len));
+                select(cond, x, y, view_mut::<T>(dst, len))
+            }),
+            InstKind::Cast(a) => {
+                let from = self.program.dtype(*a);
+                with_type!(from, F => with_type!(dtype, T => {
+                    let x = self.arg::<F>(sc, *a, start, len);
+                    map1(x, view_mut::<T>(dst, len), <F as CastTo<T>>::cast_to)
+                }))
+            }
+        }
+    }
+}
+
+/// `where(cond, x, y)` with the common operand shapes as tight loops.
+#[inline(always)]
+fn select<T: Copy>(cond: Arg<'_, u8>, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
+    let Arg::Slice(c) = cond else {
+        let pick = if cond.get(0) != 0 { x } else { y };
+        return map1(pick, out, |v| v);
+    };
+    let n = out.len();
+    let c = &c[..n];
+    match (x, y) {
+        (Arg::Slice(a), Arg::Slice(b)) => {
+            for (((o, &ci), &ai), &bi) in out.iter_mut().zip(c).zip(&a[..n]).zip(&b[..n]) {
+                *o = if ci != 0 { ai } else { bi };
+            }
+        }
+        (Arg::Slice(a), Arg::Splat(q)) => {
+            for ((o, &ci), &ai) in out.iter_mut().zip(c).zip(&a[..n]) {
+                *o = if ci != 0 { ai } else { q };
+            }
+        }
+        (Arg::Splat(p), Arg::Slice(b)) => {
+            for ((o, &ci), &bi) in out.iter_mut().zip(c).zip(&b[..n]) {
+                *o = if ci != 0 { p } else { bi };
+            }
+        }
+        (Arg::Splat(p), Arg::Splat(q)) => {
+            for (o, &ci) in out.iter_mut().zip(c) {
+                *o = if ci != 0 { p } else { q };
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn map1<T: Copy, U: Copy>(x: Arg<'_, T>, out: &mut [U], f: impl Fn(T) -> U) {
+    match x {
+        Arg::Slice(s) => {
+            for (o, &v) in out.iter_mut().zip(s) {
+                *o = f(v);
+            }
+        }
+        Arg::Splat(v) => {
+            let r = f(v);
+            out.iter_mut().for_each(|o| *o = r);
+        }
+    }
+}
+
+#[inline(always)]
+fn map2<T: Copy, U: Copy>(x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [U], f: impl Fn(T, T) -> U) {
+    match (x, y) {
+        (Arg::Slice(a), Arg::Slice(b)) => {
+            for ((o, &p), &q) in out.iter_mut().zip(a).zip(b) {
+                *o = f(p, q);
+            }
+        }
+        (Arg::Slice(a), Arg::Splat(q)) => {
+            for (o, &p) in out.iter_mut().zip(a) {
+                *o = f(p, q);
+            }
+        }
+        (Arg::Splat(p), Arg::Slice(b)) => {
+            for (o, &q) in out.iter_mut().zip(b) {
+                *o = f(p, q);
+            }
+        }
+        (Arg::Splat(p), Arg::Splat(q)) => {
+            let r = f(p, q);
+            out.iter_mut().for_each(|o| *o = r);
+        }
+    }
+}
+
+/// Unary functions; transcendental ones only ever see floats (the recorder
+/// casts integers first).
+#[inline(always)]
+fn unary<T: Num + UnaryFloat>(op: UnaryOp, x: Arg<'_, T>, out: &mut [T]) {
+    match op {
+        UnaryOp::Neg => map1(x, out, T::neg),
+        UnaryOp::Abs => map1(x, out, T::abs),
+        UnaryOp::Square => map1(x, out, |v| v.mul(v)),
+        UnaryOp::Floor => map1(x, out, T::floor),
+        UnaryOp::Ceil => map1(x, out, T::ceil),
+        UnaryOp::Not => map1(x, out, |v| {
+            if v == T::default() {
+                T::from_f64(1.0)
+            } else {
+                T::default()
+            }
+        }),
+        _ => T::unary_float(op, x, out),
+    }
+}
+
+/// Float-only unary functions, at slice level (f32 uses the vectorised
+/// polynomials of [`math`]).
+pub trait UnaryFloat: Sized {
+    fn unary_float(op: UnaryOp, x: Arg<'_, Self>, out: &mut [Self]);
+}
+
+macro_rules! no_float_unary {
+    ($($t:ty),*) => {$(
+        impl UnaryFloat for $t {
+            #[inline(always)]
+            fn unary_float(op: UnaryOp, _: Arg<'_, Self>, _: &mut [Self]) {
+                unreachable!("{} on {}: the recorder casts to float first", op.name(), stringify!($t))
+            }
+        }
+    )*};
+}
+no_float_unary!(u8, i32, i64);
+
+impl UnaryFloat for f32 {
+    #[inline(always)]
+    fn unary_float(op: UnaryOp, x: Arg<'_, f32>, out: &mut [f32]) {
+        let splat;
+        let src: &[f32] = match x {
+            Arg::Slice(s) => s,
+            Arg::Splat(v) => {
+                splat = [v];
+                &splat
+            }
+        };
+        let n = src.len();
+        let out_n = &mut out[..n];
+        match op {
+            UnaryOp::Sqrt => map1(Arg::Slice(src), out_n, f32::sqrt),
+            UnaryOp::Exp => map1(Arg::Slice(src), out_n, math::exp_f32),
+            UnaryOp::Log => map1(Arg::Slice(src), out_n, math::log_f32),
+            UnaryOp::Tanh => map1(Arg::Slice(src), out_n, math::tanh_f32),
+            UnaryOp::Sin => math::trig_slice(src, out_n, math::sin_f32, f64::sin),
+            UnaryOp::Cos => math::trig_slice(src, out_n, math::cos_f32, f64::cos),
+            UnaryOp::Tan => math::trig_slice(src, out_n, math::tan_f32, f64::tan),
+            _ => unreachable!("not a float function: {}", op.name()),
+        }
+        if n == 1 && out.len() > 1 {
+            let v = out[0];
+            out.iter_mut().for_each(|o| *o = v);
+        }
+    }
+}
+
+impl UnaryFloat for f64 {
+    #[inline(always)]
+    fn unary_float(op: UnaryOp, x: Arg<'_, f64>, out: &mut [f64]) {
+        // f64 uses libm (within 1 ulp; not vectorised).
+        match op {
+            UnaryOp::Sqrt => map1(x, out, f64::sqrt),
+            UnaryOp::Exp => map1(x, out, f64::exp),
+            UnaryOp::Log => map1(x, out, f64::ln),
+            UnaryOp::Tanh => map1(x, out, f64::tanh),
+            UnaryOp::Sin => map1(x, out, f64::sin),
+            UnaryOp::Cos => map1(x, out, f64::cos),
+            UnaryOp::Tan => map1(x, out, f64::tan),
+            _ => unreachable!("not a float function: {}", op.name()),
+        }
+    }
+}
+
+#[inline(always)]
+fn binary<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
+    match op {
+        BinaryOp::Add => map2(x, y, out, T::add),
+        BinaryOp::Sub => map2(x, y, out, T::sub),
+        BinaryOp::Mul => map2(x, y, out, T::mul),
+        BinaryOp::Div => map2(x, y, out, T::div),
+        BinaryOp::Pow => map2(x, y, out, T::pow),
+        BinaryOp::Minimum => map2(x, y, out, T::min_nan),
+        BinaryOp::Maximum => map2(x, y, out, T::max_nan),
+        BinaryOp::And => map2(x, y, out, |a, b| {
+            T::from_f64((a != T::default() && b != T::default()) as u8 as f64)
+        }),
+        BinaryOp::Or => map2(x, y, out, |a, b| {
+            T::from_f64((a != T::default() || b != T::default()) as u8 as f64)
+        }),
+        _ => unreachable!("comparisons are handled by compare"),
+    }
+}
+
+#[inline(always)]
+fn compare<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [u8]) {
+    match op {
+        BinaryOp::Lt => map2(x, y, out, |a, b| (a < b) as u8),
+        BinaryOp::Le => map2(x, y, out, |a, b| (a <= b) as u8),
+        BinaryOp::Gt => map2(x, y, out, |a, b| (a > b) as u8),
+        BinaryOp::Ge => map2(x, y, out, |a, b| (a >= b) as u8),
+        BinaryOp::Eq => map2(x, y, out, |a, b| (a == b) as u8),
+        BinaryOp::Ne => map2(x, y, out, |a, b| (a != b) as u8),
+        _ => unreachable!("not a comparison"),
+    }
+}

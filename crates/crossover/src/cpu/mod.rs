@@ -1,0 +1,303 @@
+//! The CPU backend: runs kernels on all cores with SIMD.
+//!
+//! Fused elementwise kernels and reductions go through the chunked
+//! interpreter ([`interp`]); work below a size threshold runs on the calling
+//! thread with no thread-pool dispatch, so small arrays stay cheap.
+
+pub mod gather;
+pub mod interp;
+pub mod math;
+pub mod num;
+pub mod reduce;
+pub mod simd;
+
+use crate::array::Value;
+use crate::buffer::Buffer;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::expr::ir::Program;
+use crate::fuse::{Kernel, KernelBody, KernelSource, ReducePlan};
+use crate::op::LibraryCall;
+use crate::shape::Layout;
+use gather::Access;
+use interp::{with_type, Arg, Bound, Data, Prepared, Scratch, CHUNK};
+use num::Pod;
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::sync::{Arc, OnceLock};
+
+/// Points per parallel task of an elementwise kernel.
+const ELEMENTWISE_TASK: usize = 32 * CHUNK;
+
+/// Below this much work (points weighted by flops) a kernel runs on the
+/// calling thread; dispatching to the pool costs more than it saves.
+pub const PARALLEL_MIN_WORK: f64 = 96.0 * 1024.0;
+
+static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+
+/// Threads the engine uses: `CROSSOVER_NUM_THREADS`, else all cores.
+pub fn threads() -> usize {
+    pool().current_num_threads()
+}
+
+/// The engine's thread pool (created on first use).
+pub fn pool() -> &'static rayon::ThreadPool {
+    POOL.get_or_init(|| {
+        let n = std::env::var("CROSSOVER_NUM_THREADS")
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(|i| format!("crossover-cpu-{i}"))
+            .build()
+            .expect("building a thread pool only fails if threads cannot be spawned")
+    })
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Runs `f` with this thread's scratch registers.
+pub(crate) fn scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut sc) => f(&mut sc),
+        // Re-entrant use (a kernel evaluating inside a kernel) gets its own.
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
+/// A kernel output being written by several threads, each to its own range.
+pub(crate) struct OutPtr {
+    ptr: *mut u8,
+    pub dtype: DType,
+    len: usize,
+}
+
+// SAFETY: tasks write disjoint index ranges of the buffer (asserted by the
+// callers' partitioning); the buffer outlives the parallel section.
+unsafe impl Send for OutPtr {}
+// SAFETY: see Send.
+unsafe impl Sync for OutPtr {}
+
+impl OutPtr {
+    fn new(buf: &mut Buffer) -> OutPtr {
+        let dtype = buf.dtype();
+        let len = buf.len();
+        let ptr = with_type!(dtype, T => buf.as_mut_ptr::<T>().cast::<u8>());
+        OutPtr { ptr, dtype, len }
+    }
+
+    /// Writes element `k`.
+    ///
+    /// # Safety
+    /// `T` is the buffer's storage type, `k < len`, and no other thread
+    /// touches element `k` concurrently.
+    #[inline(always)]
+    pub(crate) unsafe fn write<T: Pod>(&self, k: usize, v: T) {
+        debug_assert!(k < self.len && T::DTYPE == self.dtype);
+        *(self.ptr as *mut T).add(k) = v;
+    }
+
+    /// Elements `start..start+len` as a mutable slice.
+    ///
+    /// # Safety
+    /// As for [`OutPtr::write`], for the whole range.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)] // a shared writer handle by design: see Send
+    unsafe fn slice_mut<T: Pod>(&self, start: usize, len: usize) -> &mut [T] {
+        debug_assert!(
+            (start + len) * std::mem::size_of::<T>() <= self.len * self.dtype.size()
+                && (T::DTYPE == self.dtype || T::DTYPE == DType::Bool)
+        );
+        std::slice::from_raw_parts_mut((self.ptr as *mut T).add(start), len)
+    }
+}
+
+fn data_of(buf: &Buffer) -> Result<Data<'_>> {
+    Ok(match buf.dtype() {
+        DType::Bool => Data::Bool(buf.as_slice()),
+        DType::I32 => Data::I32(buf.as_slice()),
+        DType::I64 => Data::I64(buf.as_slice()),
+        DType::F32 => Data::F32(buf.as_slice()),
+        DType::F64 => Data::F64(buf.as_slice()),
+        d => {
+            return Err(Error::dtype(
+                "cpu kernel",
+                d,
+                "complex elementwise kernels are not supported yet",
+            ))
+        }
+    })
+}
+
+/// Runs one kernel on the CPU and returns its outputs' values.
+pub fn run_kernel(k: &Kernel) -> Result<Vec<Value>> {
+    match &k.body {
+        KernelBody::Fused {
+            program,
+            sources,
+            reduce,
+        } => run_fused(k, program, sources, reduce.as_ref()),
+        KernelBody::Library { call, inputs } => run_library(k, call, inputs),
+    }
+}
+
+/// Runs a library call (once: its results are kept on the call) and
+/// returns the values of the outputs this kernel materialises.
+fn run_library(k: &Kernel, call: &LibraryCall, inputs: &[crate::Array]) -> Result<Vec<Value>> {
+    let results = match call.results.get() {
+        Some(r) => r.clone(),
+        None => {
+            let mut values = Vec::with_capacity(inputs.len());
+            for a in inputs {
+                crate::graph::resolve_ready_view(a);
+                values.push(a.ready_value().ok_or_else(|| {
+                    Error::internal(call.op.name(), "an input is not computed yet")
+                })?);
+            }
+            let r = call.op.run_cpu(&values)?;
+            if r.len() != call.outputs.len() {
+                return Err(Error::internal(
+                    call.op.name(),
+                    "returned the wrong number of outputs",
+                ));
+            }
+            for (v, (shape, dtype)) in r.iter().zip(&call.outputs) {
+                if &v.layout.shape != shape
+                    || v.buffer.dtype() != *dtype
+                    || !v.layout.is_contiguous()
+                {
+                    return Err(Error::internal(
+                        call.op.name(),
+                        format!(
+                            "returned {:?} {} where {shape:?} {dtype} contiguous was declared",
+                            v.layout.shape,
+                            v.buffer.dtype()
+                        ),
+                    ));
+                }
+            }
+            let _ = call.results.set(r.clone());
+            r
+        }
+    };
+    k.outputs
+        .iter()
+        .map(|o| match o.op() {
+            crate::op::Op::Library { output, .. } => Ok(results[*output].clone()),
+            _ => Err(Error::internal(
+                "library kernel",
+                "output is not a library node",
+            )),
+        })
+        .collect()
+}
+
+fn run_fused(
+    k: &Kernel,
+    program: &Program,
+    sources: &[KernelSource],
+    reduce: Option<&ReducePlan>,
+) -> Result<Vec<Value>> {
+    // Keep the source buffers alive while the kernel reads them.
+    let mut values = Vec::with_capacity(sources.len());
+    for s in sources {
+        if let KernelSource::Buffer { array, layout } = s {
+            let v = array
+                .ready_value()
+                .ok_or_else(|| Error::internal("cpu kernel", "a source is not computed yet"))?;
+            if layout.required_len() > v.buffer.len() {
+                return Err(Error::internal(
+                    "cpu kernel",
+                    format!("layout {layout:?} exceeds a buffer of {}", v.buffer.len()),
+                ));
+            }
+            values.push(Some(v));
+        } else {
+            values.push(None);
+        }
+    }
+    let mut bound = Vec::with_capacity(sources.len());
+    for (s, v) in sources.iter().zip(&values) {
+        bound.push(match (s, v) {
+            (KernelSource::Buffer { layout, .. }, Some(v)) => Bound::Buffer {
+                data: data_of(&v.buffer)?,
+                access: Access::of(layout),
+            },
+            (KernelSource::Index { layout }, _) => Bound::Index {
+                access: Access::of(layout),
+            },
+            _ => return Err(Error::internal("cpu kernel", "source without a value")),
+        });
+    }
+    let prep = Prepared::new(program, bound)?;
+    let n = k.numel();
+    let work = n as f64 * (1.0 + program.flops_per_point() / 4.0);
+    let parallel = work >= PARALLEL_MIN_WORK && threads() > 1;
+    let out_len = |o: &crate::Array| o.numel();
+    let mut bufs: Vec<Buffer> = k
+        .outputs
+        .iter()
+        .map(|o| Buffer::alloc(o.dtype(), out_len(o)))
+        .collect::<Result<_>>()?;
+    let outs: Vec<OutPtr> = bufs.iter_mut().map(OutPtr::new).collect();
+    match reduce {
+        Some(plan) => reduce::run(&prep, plan, &outs, parallel),
+        None if n == 0 => {}
+        None => {
+            let tasks = n.div_ceil(ELEMENTWISE_TASK);
+            let task = |t: usize| {
+                let (a, b) = (t * ELEMENTWISE_TASK, ((t + 1) * ELEMENTWISE_TASK).min(n));
+                scratch(|sc| elementwise_range(&prep, &outs, sc, a, b));
+            };
+            if parallel && tasks > 1 {
+                pool().install(|| (0..tasks).into_par_iter().for_each(task));
+            } else {
+                (0..tasks).for_each(task);
+            }
+        }
+    }
+    drop(outs);
+    drop(prep);
+    Ok(bufs
+        .into_iter()
+        .zip(&k.outputs)
+        .map(|(b, o)| Value {
+            buffer: Arc::new(b),
+            layout: Layout::contiguous(o.shape()),
+        })
+        .collect())
+}
+
+/// Evaluates points `a..b` chunk by chunk, writing each output register.
+fn elementwise_range(prep: &Prepared<'_>, outs: &[OutPtr], sc: &mut Scratch, a: usize, b: usize) {
+    let direct = prep.direct_output();
+    let mut p = a;
+    while p < b {
+        let len = CHUNK.min(b - p);
+        if direct.is_some() {
+            // SAFETY: this task owns points a..b of the output.
+            let bytes = unsafe {
+                outs[0].slice_mut::<u8>(p * outs[0].dtype.size(), len * outs[0].dtype.size())
+            };
+            prep.eval_chunk_into(sc, p, len, bytes);
+            p += len;
+            continue;
+        }
+        prep.eval_chunk(sc, p, len);
+        for (out, &reg) in outs.iter().zip(&prep.program.outputs) {
+            with_type!(out.dtype, T => {
+                // SAFETY: this task owns points a..b of every output.
+                let dst = unsafe { out.slice_mut::<T>(p, len) };
+                match prep.arg::<T>(sc, reg, p, len) {
+                    Arg::Slice(s) => dst.copy_from_slice(s),
+                    Arg::Splat(v) => dst.fill(v),
+                }
+            })
+        }
+        p += len;
+    }
+}

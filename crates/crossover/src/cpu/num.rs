@@ -1,0 +1,331 @@
+//! Element arithmetic used by the interpreter, generic over the storage
+//! types (`u8` for bool, i32, i64, f32, f64). Everything is branch-free and
+//! `#[inline(always)]` so loops over slices vectorise.
+
+use crate::dtype::{DType, Scalar};
+
+/// Primitive storage types: any bit pattern is valid, alignment <= 8.
+pub trait Pod: Copy + Send + Sync + Default + PartialEq + PartialOrd + 'static {
+    const DTYPE: DType;
+}
+impl Pod for u8 {
+    const DTYPE: DType = DType::Bool;
+}
+impl Pod for i32 {
+    const DTYPE: DType = DType::I32;
+}
+impl Pod for i64 {
+    const DTYPE: DType = DType::I64;
+}
+impl Pod for f32 {
+    const DTYPE: DType = DType::F32;
+}
+impl Pod for f64 {
+    const DTYPE: DType = DType::F64;
+}
+
+/// Arithmetic on one storage type.
+pub trait Num: Pod {
+    fn from_scalar(s: Scalar) -> Self;
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn div(self, o: Self) -> Self;
+    fn pow(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+    fn abs(self) -> Self;
+    /// NaN-propagating minimum (NumPy's `minimum`).
+    fn min_nan(self, o: Self) -> Self;
+    fn max_nan(self, o: Self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    fn is_nan(self) -> bool;
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+macro_rules! int_num {
+    ($t:ty) => {
+        impl Num for $t {
+            #[inline(always)]
+            fn from_scalar(s: Scalar) -> Self {
+                s.as_i64() as $t
+            }
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            #[inline(always)]
+            fn sub(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
+            #[inline(always)]
+            fn div(self, o: Self) -> Self {
+                // Not reached: integer division is recorded as float64.
+                if o == 0 {
+                    0
+                } else {
+                    self.wrapping_div(o)
+                }
+            }
+            #[inline(always)]
+            fn pow(self, o: Self) -> Self {
+                ipow(self as i64, o as i64) as $t
+            }
+            #[inline(always)]
+            fn neg(self) -> Self {
+                self.wrapping_neg()
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                self.wrapping_abs()
+            }
+            #[inline(always)]
+            fn min_nan(self, o: Self) -> Self {
+                if o < self {
+                    o
+                } else {
+                    self
+                }
+            }
+            #[inline(always)]
+            fn max_nan(self, o: Self) -> Self {
+                if o > self {
+                    o
+                } else {
+                    self
+                }
+            }
+            #[inline(always)]
+            fn floor(self) -> Self {
+                self
+            }
+            #[inline(always)]
+            fn ceil(self) -> Self {
+                self
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                false
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+        }
+    };
+}
+int_num!(i32);
+int_num!(i64);
+
+impl Num for u8 {
+    #[inline(always)]
+    fn from_scalar(s: Scalar) -> Self {
+        s.as_bool() as u8
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self | o
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self ^ o
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    fn pow(self, o: Self) -> Self {
+        self | (o ^ 1)
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn min_nan(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    fn max_nan(self, o: Self) -> Self {
+        self | o
+    }
+    #[inline(always)]
+    fn floor(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn ceil(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        (v != 0.0) as u8
+    }
+}
+
+macro_rules! float_num {
+    ($t:ty) => {
+        impl Num for $t {
+            #[inline(always)]
+            fn from_scalar(s: Scalar) -> Self {
+                s.as_f64() as $t
+            }
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            #[inline(always)]
+            fn sub(self, o: Self) -> Self {
+                self - o
+            }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+            #[inline(always)]
+            fn div(self, o: Self) -> Self {
+                self / o
+            }
+            #[inline(always)]
+            fn pow(self, o: Self) -> Self {
+                // In f64 for accuracy (an f32 exp(y*log(x)) loses digits).
+                (self as f64).powf(o as f64) as $t
+            }
+            #[inline(always)]
+            fn neg(self) -> Self {
+                -self
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn min_nan(self, o: Self) -> Self {
+                if self < o || self.is_nan() {
+                    self
+                } else {
+                    o
+                }
+            }
+            #[inline(always)]
+            fn max_nan(self, o: Self) -> Self {
+                if self > o || self.is_nan() {
+                    self
+                } else {
+                    o
+                }
+            }
+            #[inline(always)]
+            fn floor(self) -> Self {
+                <$t>::floor(self)
+            }
+            #[inline(always)]
+            fn ceil(self) -> Self {
+                <$t>::ceil(self)
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+        }
+    };
+}
+float_num!(f32);
+float_num!(f64);
+
+/// Integer power with NumPy's results for negative exponents of +-1 and 0
+/// otherwise (NumPy raises for scalars and returns garbage for arrays).
+#[inline(always)]
+pub fn ipow(mut b: i64, mut e: i64) -> i64 {
+    if e < 0 {
+        return match b {
+            1 => 1,
+            -1 => {
+                if e % 2 == 0 {
+                    1
+                } else {
+                    -1
+                }
+            }
+            _ => 0,
+        };
+    }
+    let mut r: i64 = 1;
+    while e > 0 {
+        if e & 1 == 1 {
+            r = r.wrapping_mul(b);
+        }
+        b = b.wrapping_mul(b);
+        e >>= 1;
+    }
+    r
+}
+
+/// Conversion between storage types with NumPy's `astype` meaning (float to
+/// int truncates and saturates, NaN to 0; anything to bool is `!= 0`).
+pub trait CastTo<U> {
+    fn cast_to(self) -> U;
+}
+
+macro_rules! cast_as {
+    ($($from:ty => $($to:ty),*);* $(;)?) => {$($(
+        impl CastTo<$to> for $from {
+            #[inline(always)]
+            fn cast_to(self) -> $to {
+                self as $to
+            }
+        }
+    )*)*};
+}
+cast_as! {
+    i32 => i32, i64, f32, f64;
+    i64 => i32, i64, f32, f64;
+    f32 => i32, i64, f32, f64;
+    f64 => i32, i64, f32, f64;
+    u8 => u8, i32, i64, f32, f64;
+}
+macro_rules! cast_bool {
+    ($($from:ty),*) => {$(
+        impl CastTo<u8> for $from {
+            #[inline(always)]
+            fn cast_to(self) -> u8 {
+                (self != (0 as $from)) as u8
+            }
+        }
+    )*};
+}
+cast_bool!(i32, i64, f32, f64);

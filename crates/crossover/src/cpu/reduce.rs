@@ -1,0 +1,690 @@
+//! Fused reductions on the CPU: the kernel's program produces a value per
+//! point, chunk by chunk, and these accumulators consume it without writing
+//! it anywhere (map-reduce in one pass over memory).
+//!
+//! Accuracy: float sums accumulate in f64 lanes (the f32 sum of 1e8 values
+//! is exact to ~1e-9); variance uses exact two-pass moments within each
+//! segment (the values are in cache) merged with Chan's formula, so data with
+//! a large mean stays accurate.
+//!
+//! Determinism: work is cut into a fixed grid of tasks that depends only on
+//! the shape, and partial results merge in order, so results do not depend
+//! on the thread count.
+
+use super::interp::{with_type, Arg, FromData, Prepared, Scratch, CHUNK};
+use super::num::Num;
+use super::simd::simd_dispatch;
+use super::{scratch, OutPtr};
+use crate::dtype::DType;
+use crate::expr::ir::{InstKind, Reg};
+use crate::fuse::{ReduceMode, ReducePlan};
+use crate::op::ReduceOp;
+use rayon::prelude::*;
+
+/// Points per task (a multiple of CHUNK).
+const TASK: usize = 64 * CHUNK;
+const LANES: usize = 16;
+
+/// What the accumulators must track.
+#[derive(Clone, Copy, Debug, Default)]
+struct Needs {
+    sum: bool,
+    moments: bool,
+    min: bool,
+    max: bool,
+    arg: bool,
+}
+
+impl Needs {
+    fn of(ops: &[ReduceOp]) -> Needs {
+        let mut n = Needs::default();
+        for op in ops {
+            match op {
+                ReduceOp::Sum | ReduceOp::Mean => n.sum = true,
+                ReduceOp::Var { .. } | ReduceOp::Std { .. } => {
+                    n.sum = true;
+                    n.moments = true;
+                }
+                ReduceOp::Min => n.min = true,
+                ReduceOp::Max => n.max = true,
+                ReduceOp::ArgMin => {
+                    n.min = true;
+                    n.arg = true;
+                }
+                ReduceOp::ArgMax => {
+                    n.max = true;
+                    n.arg = true;
+                }
+            }
+        }
+        n
+    }
+}
+
+/// Accumulator for one output position.
+#[derive(Clone, Copy, Debug)]
+struct State<T> {
+    n: u64,
+    sum: f64,
+    isum: i64,
+    mean: f64,
+    m2: f64,
+    min: T,
+    min_at: u64,
+    max: T,
+    max_at: u64,
+}
+
+/// Value types a reduction consumes.
+trait RNum: Num + for<'a> FromData<'a> {
+    const IS_INT: bool;
+    fn as_i64(self) -> i64;
+}
+impl RNum for u8 {
+    const IS_INT: bool = true;
+    #[inline(always)]
+    fn as_i64(self) -> i64 {
+        self as i64
+    }
+}
+impl RNum for i32 {
+    const IS_INT: bool = true;
+    #[inline(always)]
+    fn as_i64(self) -> i64 {
+        self as i64
+    }
+}
+impl RNum for i64 {
+    const IS_INT: bool = true;
+    #[inline(always)]
+    fn as_i64(self) -> i64 {
+        self
+    }
+}
+impl RNum for f32 {
+    const IS_INT: bool = false;
+    #[inline(always)]
+    fn as_i64(self) -> i64 {
+        self as i64
+    }
+}
+impl RNum for f64 {
+    const IS_INT: bool = false;
+    #[inline(always)]
+    fn as_i64(self) -> i64 {
+        self as i64
+    }
+}
+
+impl<T: RNum> State<T> {
+    fn empty() -> Self {
+        State {
+            n: 0,
+            sum: 0.0,
+            isum: 0,
+            mean: 0.0,
+            m2: 0.0,
+            min: T::default(),
+            min_at: 0,
+            max: T::default(),
+            max_at: 0,
+        }
+    }
+
+    /// Merges `b` (which comes after `self` in index order) into `self`.
+    #[inline(always)]
+    fn merge(&mut self, b: &State<T>, needs: Needs) {
+        if b.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *b;
+            return;
+        }
+        let (na, nb) = (self.n as f64, b.n as f64);
+        let n = na + nb;
+        if needs.moments {
+            let delta = b.mean - self.mean;
+            self.mean += delta * nb / n;
+            self.m2 += b.m2 + delta * delta * na * nb / n;
+        }
+        self.sum += b.sum;
+        self.isum = self.isum.wrapping_add(b.isum);
+        // NaN wins and stays; ties keep the earlier index.
+        if !self.min.is_nan() && (b.min.is_nan() || b.min < self.min) {
+            self.min = b.min;
+            self.min_at = b.min_at;
+        }
+        if !self.max.is_nan() && (b.max.is_nan() || b.max > self.max) {
+            self.max = b.max;
+            self.max_at = b.max_at;
+        }
+        self.n += b.n;
+    }
+
+    /// A state for the values `v` whose first index is `at`.
+    #[inline(always)]
+    fn of_segment(v: Arg<'_, T>, len: usize, at: u64, needs: Needs) -> State<T> {
+        let mut s = State::empty();
+        if len == 0 {
+            return s;
+        }
+        s.n = len as u64;
+        match v {
+            Arg::Splat(x) => {
+                if needs.sum {
+                    s.sum = x.to_f64() * len as f64;
+                    s.isum = x.as_i64().wrapping_mul(len as i64);
+                    s.mean = x.to_f64();
+                }
+                (s.min, s.max, s.min_at, s.max_at) = (x, x, at, at);
+            }
+            Arg::Slice(v) => {
+                let v = &v[..len];
+                if needs.sum {
+                    if T::IS_INT {
+                        s.isum = isum_lanes(v);
+                        s.sum = s.isum as f64;
+                    } else {
+                        s.sum = sum_lanes(v);
+                    }
+                    s.mean = s.sum / len as f64;
+                }
+                if needs.moments {
+                    s.m2 = m2_lanes(v, s.mean);
+                }
+                if needs.min {
+                    let (m, nan) = fold_lanes(v, |a, b| if b < a { b } else { a });
+                    (s.min, s.min_at) = locate(v, m, nan, needs.arg, at);
+                }
+                if needs.max {
+                    let (m, nan) = fold_lanes(v, |a, b| if b > a { b } else { a });
+                    (s.max, s.max_at) = locate(v, m, nan, needs.arg, at);
+                }
+            }
+        }
+        s
+    }
+}
+
+#[inline(always)]
+fn sum_lanes<T: RNum>(v: &[T]) -> f64 {
+    let mut acc = [0f64; LANES];
+    let (blocks, rest) = v.as_chunks::<LANES>();
+    for c in blocks {
+        for l in 0..LANES {
+            acc[l] += c[l].to_f64();
+        }
+    }
+    let mut s = 0.0;
+    for &x in rest {
+        s += x.to_f64();
+    }
+    // A plain sequential combine: a tree-shaped one makes LLVM's SLP
+    // vectoriser fall back to 128-bit vectors for the whole loop.
+    acc.iter().sum::<f64>() + s
+}
+
+#[inline(always)]
+fn isum_lanes<T: RNum>(v: &[T]) -> i64 {
+    let mut acc = [0i64; LANES];
+    let (blocks, rest) = v.as_chunks::<LANES>();
+    for c in blocks {
+        for l in 0..LANES {
+            acc[l] = acc[l].wrapping_add(c[l].as_i64());
+        }
+    }
+    let tail = rest.iter().fold(0i64, |a, &x| a.wrapping_add(x.as_i64()));
+    acc.iter().fold(tail, |a, &x| a.wrapping_add(x))
+}
+
+#[inline(always)]
+fn m2_lanes<T: RNum>(v: &[T], mean: f64) -> f64 {
+    let mut acc = [0f64; LANES];
+    let (blocks, rest) = v.as_chunks::<LANES>();
+    for c in blocks {
+        for l in 0..LANES {
+            let d = c[l].to_f64() - mean;
+            acc[l] += d * d;
+        }
+    }
+    let mut s = 0.0;
+    for &x in rest {
+        let d = x.to_f64() - mean;
+        s += d * d;
+    }
+    acc.iter().sum::<f64>() + s
+}
+
+/// Lane-wise fold (vectorises without reassociating a scalar chain) plus a
+/// NaN flag.
+#[inline(always)]
+fn fold_lanes<T: RNum>(v: &[T], f: impl Fn(T, T) -> T) -> (T, bool) {
+    let mut acc = [v[0]; LANES];
+    let mut nans = [false; LANES];
+    let (blocks, rest) = v.as_chunks::<LANES>();
+    for c in blocks {
+        for l in 0..LANES {
+            acc[l] = f(acc[l], c[l]);
+            nans[l] |= c[l].is_nan();
+        }
+    }
+    let mut nan = nans.iter().any(|&b| b);
+    let mut m = acc[0];
+    for &a in &acc[1..] {
+        m = f(m, a);
+    }
+    for &x in rest {
+        m = f(m, x);
+        nan |= x.is_nan();
+    }
+    (m, nan)
+}
+
+/// The extreme's value and first index (the first NaN if there is one).
+#[inline(always)]
+fn locate<T: RNum>(v: &[T], m: T, nan: bool, arg: bool, at: u64) -> (T, u64) {
+    if nan {
+        let i = v.iter().position(|x| x.is_nan()).unwrap_or(0);
+        return (v[i], at + i as u64);
+    }
+    if !arg {
+        return (m, at);
+    }
+    let i = v.iter().position(|&x| x == m).unwrap_or(0);
+    (m, at + i as u64)
+}
+
+/// Writes the final value of each op for output position `k`.
+fn finalize<T: RNum>(ops: &[ReduceOp], outs: &[OutPtr], st: &State<T>, k: usize) {
+    for (op, out) in ops.iter().zip(outs) {
+        let n = st.n as f64;
+        let f = match op {
+            ReduceOp::Sum => {
+                if out.dtype == DType::I64 {
+                    // SAFETY: each k is finalised exactly once (see callers).
+                    unsafe { out.write::<i64>(k, st.isum) };
+                    continue;
+                }
+                st.sum
+            }
+            ReduceOp::Mean => st.sum / n,
+            ReduceOp::Var { ddof } => st.m2 / (n - *ddof as f64).max(0.0),
+            ReduceOp::Std { ddof } => (st.m2 / (n - *ddof as f64).max(0.0)).sqrt(),
+            ReduceOp::Min | ReduceOp::Max => {
+                let v = if *op == ReduceOp::Min { st.min } else { st.max };
+                // SAFETY: as above; the output dtype is the input's.
+                unsafe { out.write::<T>(k, v) };
+                continue;
+            }
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                let at = if *op == ReduceOp::ArgMin {
+                    st.min_at
+                } else {
+                    st.max_at
+                };
+                // SAFETY: as above.
+                unsafe { out.write::<i64>(k, at as i64) };
+                continue;
+            }
+        };
+        // SAFETY: as above.
+        unsafe {
+            match out.dtype {
+                DType::F32 => out.write::<f32>(k, f as f32),
+                _ => out.write::<f64>(k, f),
+            }
+        }
+    }
+}
+
+/// Runs a reduction kernel.
+pub(crate) fn run(prep: &Prepared<'_>, plan: &ReducePlan, outs: &[OutPtr], parallel: bool) {
+    let reg = value_register(prep, plan);
+    let dtype = prep.program.dtype(reg);
+    with_type!(dtype, T => match plan.mode {
+        ReduceMode::Inner => run_inner::<T>(prep, plan, outs, parallel, reg),
+        ReduceMode::Outer => run_outer::<T>(prep, plan, outs, parallel, reg),
+    })
+}
+
+/// The register to reduce. When the program ends by widening integers or
+/// bools to f64 only to sum or average them (`mean(x < 1)`), reduce the
+/// narrow values directly: the f64 results are identical and the widening
+/// pass is skipped.
+fn value_register(prep: &Prepared<'_>, plan: &ReducePlan) -> Reg {
+    let out = prep.program.outputs[0];
+    let inst = &prep.program.insts[out as usize];
+    if let InstKind::Cast(src) = inst.kind {
+        let from = prep.program.dtype(src);
+        let moments_only = plan.ops.iter().all(|o| {
+            matches!(
+                o,
+                ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. }
+            )
+        });
+        if inst.dtype == DType::F64
+            && !from.is_float()
+            && moments_only
+            && !plan.ops.contains(&ReduceOp::Sum)
+        {
+            return src;
+        }
+    }
+    out
+}
+
+type Partial<T> = Option<(usize, State<T>)>;
+
+fn run_inner<T: Tasks>(
+    prep: &Prepared<'_>,
+    plan: &ReducePlan,
+    outs: &[OutPtr],
+    parallel: bool,
+    reg: Reg,
+) {
+    let total = plan.kept * plan.reduced;
+    let needs = Needs::of(&plan.ops);
+    if plan.reduced == 0 {
+        // Reductions over nothing (only sum/mean/var/std get here).
+        for k in 0..plan.kept {
+            finalize::<T>(&plan.ops, outs, &State::empty(), k);
+        }
+        return;
+    }
+    let tasks = total.div_ceil(TASK);
+    let run_task = |t: usize| -> (Partial<T>, Partial<T>) {
+        let (a, b) = (t * TASK, ((t + 1) * TASK).min(total));
+        scratch(|sc| inner_task::<T>(prep, plan, outs, needs, sc, a, b, reg))
+    };
+    let parts: Vec<(Partial<T>, Partial<T>)> = if parallel && tasks > 1 {
+        super::pool().install(|| (0..tasks).into_par_iter().map(run_task).collect())
+    } else {
+        (0..tasks).map(run_task).collect()
+    };
+    // Merge partial rows in order; each k appears in consecutive tasks only.
+    let mut cur: Partial<T> = None;
+    for (k, st) in parts.into_iter().flat_map(|(a, b)| [a, b]).flatten() {
+        match &mut cur {
+            Some((ck, cs)) if *ck == k => cs.merge(&st, needs),
+            _ => {
+                if let Some((ck, cs)) = cur.take() {
+                    finalize(&plan.ops, outs, &cs, ck);
+                }
+                cur = Some((k, st));
+            }
+        }
+    }
+    if let Some((ck, cs)) = cur {
+        finalize(&plan.ops, outs, &cs, ck);
+    }
+}
+
+/// Per-type accumulation kernels, each compiled per SIMD level (the
+/// interpreter itself is dispatched separately).
+trait Tasks: RNum {
+    fn segment(v: Arg<'_, Self>, len: usize, at: u64, needs: Needs) -> State<Self>;
+    fn rows(st: &mut ColStates<Self>, v: Arg<'_, Self>, r: usize, needs: Needs);
+}
+
+macro_rules! task_impls {
+    ($($t:ty => $seg:ident, $rows:ident);*) => {$(
+        simd_dispatch! {
+            fn $seg(v: Arg<'_, $t>, len: usize, at: u64, needs: Needs) -> State<$t> => State::<$t>::of_segment
+        }
+        simd_dispatch! {
+            fn $rows(st: &mut ColStates<$t>, v: Arg<'_, $t>, r: usize, needs: Needs) => ColStates::<$t>::add_row
+        }
+        impl Tasks for $t {
+            fn segment(v: Arg<'_, $t>, len: usize, at: u64, needs: Needs) -> State<$t> {
+                $seg(v, len, at, needs)
+            }
+            fn rows(st: &mut ColStates<$t>, v: Arg<'_, $t>, r: usize, needs: Needs) {
+                $rows(st, v, r, needs)
+            }
+        }
+    )*};
+}
+task_impls! {
+    u8 => segment_u8, rows_u8;
+    i32 => segment_i32, rows_i32;
+    i64 => segment_i64, rows_i64;
+    f32 => segment_f32, rows_f32;
+    f64 => segment_f64, rows_f64
+}
+
+/// Reduces points `a..b` of the iteration space. Rows wholly inside are
+/// finalised directly; the (at most two) rows cut by the task edges come
+/// back as partial states.
+#[allow(clippy::too_many_arguments)]
+fn inner_task<T: Tasks>(
+    prep: &Prepared<'_>,
+    plan: &ReducePlan,
+    outs: &[OutPtr],
+    needs: Needs,
+    sc: &mut Scratch,
+    a: usize,
+    b: usize,
+    out_reg: Reg,
+) -> (Partial<T>, Partial<T>) {
+    let r_len = plan.reduced;
+    let mut first: Partial<T> = None;
+    let mut cur: Option<(usize, State<T>, bool)> = None; // (k, state, started at row start)
+    let mut p = a;
+    while p < b {
+        let len = CHUNK.min(b - p);
+        prep.eval_chunk(sc, p, len);
+        let vals = prep.arg::<T>(sc, out_reg, p, len);
+        let mut off = 0usize;
+        while off < len {
+            let i = p + off;
+            let (k, r) = (i / r_len, i % r_len);
+            let seg = (r_len - r).min(len - off);
+            let v = match vals {
+                Arg::Slice(s) => Arg::Slice(&s[off..off + seg]),
+                Arg::Splat(x) => Arg::Splat(x),
+            };
+            let st = T::segment(v, seg, r as u64, needs);
+            match &mut cur {
+                Some((ck, cs, _)) if *ck == k => cs.merge(&st, needs),
+                _ => {
+                    if let Some((ck, cs, whole)) = cur.take() {
+                        if whole {
+                            finalize(&plan.ops, outs, &cs, ck);
+                        } else {
+                            first = Some((ck, cs));
+                        }
+                    }
+                    cur = Some((k, st, r == 0));
+                }
+            }
+            off += seg;
+        }
+        p += len;
+    }
+    match cur {
+        Some((ck, cs, whole)) => {
+            let ends_row = b.is_multiple_of(r_len);
+            if whole && ends_row {
+                finalize(&plan.ops, outs, &cs, ck);
+                (first, None)
+            } else if first.is_none() && !whole {
+                (Some((ck, cs)), None)
+            } else {
+                (first, Some((ck, cs)))
+            }
+        }
+        None => (first, None),
+    }
+}
+
+/// Column blocks of the outer mode are this wide.
+const COLS: usize = CHUNK;
+
+fn run_outer<T: Tasks>(
+    prep: &Prepared<'_>,
+    plan: &ReducePlan,
+    outs: &[OutPtr],
+    parallel: bool,
+    reg: Reg,
+) {
+    let (rows, cols) = (plan.reduced, plan.kept);
+    let needs = Needs::of(&plan.ops);
+    let col_blocks = cols.div_ceil(COLS);
+    // Few column blocks: also split rows (a fixed count, so results do not
+    // depend on the thread count).
+    let row_blocks = if col_blocks >= 8 {
+        1
+    } else {
+        rows.clamp(1, 32)
+    };
+    let rows_per = rows.div_ceil(row_blocks).max(1);
+    let row_blocks = rows.div_ceil(rows_per).max(1);
+    let task = |t: usize| -> Vec<State<T>> {
+        let (cb, rb) = (t % col_blocks, t / col_blocks);
+        let (c0, c1) = (cb * COLS, ((cb + 1) * COLS).min(cols));
+        let (r0, r1) = (rb * rows_per, ((rb + 1) * rows_per).min(rows));
+        scratch(|sc| outer_task::<T>(prep, plan, needs, sc, (c0, c1), (r0, r1), reg))
+    };
+    let n_tasks = col_blocks * row_blocks;
+    let parts: Vec<Vec<State<T>>> = if parallel && n_tasks > 1 {
+        super::pool().install(|| (0..n_tasks).into_par_iter().map(task).collect())
+    } else {
+        (0..n_tasks).map(task).collect()
+    };
+    for cb in 0..col_blocks {
+        let mut acc = parts[cb].clone();
+        for rb in 1..row_blocks {
+            for (a, b) in acc.iter_mut().zip(&parts[rb * col_blocks + cb]) {
+                a.merge(b, needs);
+            }
+        }
+        for (j, st) in acc.iter().enumerate() {
+            finalize(&plan.ops, outs, st, cb * COLS + j);
+        }
+    }
+}
+
+/// Column-wise accumulators of one column block (struct of arrays).
+struct ColStates<T> {
+    r0: usize,
+    sum: Vec<f64>,
+    isum: Vec<i64>,
+    mean: Vec<f64>,
+    m2: Vec<f64>,
+    mins: Vec<T>,
+    min_at: Vec<u64>,
+    maxs: Vec<T>,
+    max_at: Vec<u64>,
+}
+
+impl<T: RNum> ColStates<T> {
+    fn new(w: usize, r0: usize) -> Self {
+        ColStates {
+            r0,
+            sum: vec![0.0; w],
+            isum: vec![0; w],
+            mean: vec![0.0; w],
+            m2: vec![0.0; w],
+            mins: vec![T::default(); w],
+            min_at: vec![r0 as u64; w],
+            maxs: vec![T::default(); w],
+            max_at: vec![r0 as u64; w],
+        }
+    }
+
+    /// Adds row `r` (the reduced index) of this block's columns.
+    #[inline(always)]
+    fn add_row(&mut self, v: Arg<'_, T>, r: usize, needs: Needs) {
+        let w = self.sum.len();
+        let n = (r - self.r0 + 1) as f64;
+        if r == self.r0 {
+            for j in 0..w {
+                self.mins[j] = v.get(j);
+                self.maxs[j] = v.get(j);
+            }
+        }
+        if needs.sum {
+            if T::IS_INT {
+                for j in 0..w {
+                    self.isum[j] = self.isum[j].wrapping_add(v.get(j).as_i64());
+                }
+            } else {
+                for j in 0..w {
+                    self.sum[j] += v.get(j).to_f64();
+                }
+            }
+        }
+        if needs.moments {
+            for j in 0..w {
+                let x = v.get(j).to_f64();
+                let d = x - self.mean[j];
+                self.mean[j] += d / n;
+                self.m2[j] += d * (x - self.mean[j]);
+            }
+        }
+        if needs.min && r > self.r0 {
+            for j in 0..w {
+                let x = v.get(j);
+                let take = !self.mins[j].is_nan() && (x.is_nan() || x < self.mins[j]);
+                self.mins[j] = if take { x } else { self.mins[j] };
+                self.min_at[j] = if take { r as u64 } else { self.min_at[j] };
+            }
+        }
+        if needs.max && r > self.r0 {
+            for j in 0..w {
+                let x = v.get(j);
+                let take = !self.maxs[j].is_nan() && (x.is_nan() || x > self.maxs[j]);
+                self.maxs[j] = if take { x } else { self.maxs[j] };
+                self.max_at[j] = if take { r as u64 } else { self.max_at[j] };
+            }
+        }
+    }
+
+    fn finish(self, rows: usize, needs: Needs) -> Vec<State<T>> {
+        let n = rows as u64;
+        (0..self.sum.len())
+            .map(|j| State {
+                n,
+                sum: if T::IS_INT {
+                    self.isum[j] as f64
+                } else {
+                    self.sum[j]
+                },
+                isum: self.isum[j],
+                mean: if needs.moments {
+                    self.mean[j]
+                } else {
+                    self.sum[j] / n as f64
+                },
+                m2: self.m2[j],
+                min: self.mins[j],
+                min_at: self.min_at[j],
+                max: self.maxs[j],
+                max_at: self.max_at[j],
+            })
+            .collect()
+    }
+}
+
+/// Accumulates rows `r0..r1` of columns `c0..c1` column-wise (Welford for
+/// the moments; the row is the reduced index).
+fn outer_task<T: Tasks>(
+    prep: &Prepared<'_>,
+    plan: &ReducePlan,
+    needs: Needs,
+    sc: &mut Scratch,
+    (c0, c1): (usize, usize),
+    (r0, r1): (usize, usize),
+    out_reg: Reg,
+) -> Vec<State<T>> {
+    let w = c1 - c0;
+    let mut st = ColStates::<T>::new(w, r0);
+    for r in r0..r1 {
+        let start = r * plan.kept + c0;
+        prep.eval_chunk(sc, start, w);
+        let v = prep.arg::<T>(sc, out_reg, start, w);
+        T::rows(&mut st, v, r, needs);
+    }
+    st.finish(r1 - r0, needs)
+}

@@ -1,0 +1,363 @@
+//! The operations a node of the lazy graph can hold, with their names and
+//! cost estimates (flops per element) used by the fuser, explain and the
+//! cost model.
+
+use crate::array::Value;
+use crate::dtype::{DType, Scalar};
+use crate::error::Result;
+use crate::rng::{Distribution, RandomKey};
+use crate::shape::ViewOp;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// Elementwise functions of one argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Sqrt,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Square,
+    Floor,
+    Ceil,
+    /// Logical not (bool only).
+    Not,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 13] = [
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Sqrt,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::Tanh,
+        UnaryOp::Square,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Not,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Tan => "tan",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Square => "square",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Not => "logical_not",
+        }
+    }
+
+    /// Functions that only make sense on floats (integers are promoted).
+    pub fn is_transcendental(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Sqrt
+                | UnaryOp::Exp
+                | UnaryOp::Log
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tan
+                | UnaryOp::Tanh
+        )
+    }
+
+    /// Approximate flops per element (a transcendental counts as its
+    /// polynomial's length), for the cost model.
+    pub fn flops(self) -> f64 {
+        match self {
+            UnaryOp::Exp | UnaryOp::Log | UnaryOp::Tanh => 20.0,
+            UnaryOp::Sin | UnaryOp::Cos => 20.0,
+            UnaryOp::Tan => 30.0,
+            UnaryOp::Sqrt => 4.0,
+            _ => 1.0,
+        }
+    }
+}
+
+/// Elementwise functions of two arguments (after broadcasting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Minimum,
+    Maximum,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Pow => "pow",
+            BinaryOp::Minimum => "minimum",
+            BinaryOp::Maximum => "maximum",
+            BinaryOp::Lt => "lt",
+            BinaryOp::Le => "le",
+            BinaryOp::Gt => "gt",
+            BinaryOp::Ge => "ge",
+            BinaryOp::Eq => "eq",
+            BinaryOp::Ne => "ne",
+            BinaryOp::And => "logical_and",
+            BinaryOp::Or => "logical_or",
+        }
+    }
+
+    /// Comparisons produce bool.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
+        )
+    }
+
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinaryOp::And | BinaryOp::Or)
+    }
+
+    pub fn flops(self) -> f64 {
+        match self {
+            BinaryOp::Pow => 40.0,
+            BinaryOp::Div => 4.0,
+            _ => 1.0,
+        }
+    }
+}
+
+/// Reductions over one or more axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Mean,
+    /// Variance with `ddof` delta degrees of freedom (NumPy's meaning).
+    Var {
+        ddof: u32,
+    },
+    Std {
+        ddof: u32,
+    },
+    Min,
+    Max,
+    ArgMin,
+    ArgMax,
+}
+
+impl ReduceOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Var { .. } => "var",
+            ReduceOp::Std { .. } => "std",
+            ReduceOp::Min => "min",
+            ReduceOp::Max => "max",
+            ReduceOp::ArgMin => "argmin",
+            ReduceOp::ArgMax => "argmax",
+        }
+    }
+
+    /// Needs at least one element (no identity value).
+    pub fn needs_elements(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax
+        )
+    }
+
+    /// Result dtype for an input dtype (NumPy's, except that sums of f32
+    /// accumulate in f64 internally and round once at the end).
+    pub fn result_dtype(self, input: DType) -> DType {
+        match self {
+            ReduceOp::Sum => match input {
+                DType::Bool | DType::I32 | DType::I64 => DType::I64,
+                d => d,
+            },
+            ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. } => match input {
+                DType::Bool | DType::I32 | DType::I64 => DType::F64,
+                d => d,
+            },
+            ReduceOp::Min | ReduceOp::Max => input,
+            ReduceOp::ArgMin | ReduceOp::ArgMax => DType::I64,
+        }
+    }
+
+    pub fn flops(self) -> f64 {
+        match self {
+            ReduceOp::Var { .. } | ReduceOp::Std { .. } => 4.0,
+            _ => 1.0,
+        }
+    }
+}
+
+/// How a node's value is produced.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Data that came from outside (always ready).
+    Input,
+    /// Every element equal to a constant (zeros, ones, full, scalars).
+    Full(Scalar),
+    /// `start + i * step` over the flat index (arange, linspace); when `last`
+    /// is set, the final element is exactly that value (linspace's endpoint).
+    Arange {
+        start: f64,
+        step: f64,
+        last: Option<f64>,
+    },
+    /// Random values at each flat index.
+    Random {
+        dist: Distribution,
+        key: RandomKey,
+    },
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    /// `where(cond, x, y)`.
+    Where,
+    /// Conversion to the node's dtype.
+    Cast,
+    /// A view of `inputs[0]` (never a view itself), made by these ops applied
+    /// to its contiguous layout.
+    View(Vec<ViewOp>),
+    /// Reduction of `inputs[0]` over sorted `axes`.
+    Reduce {
+        op: ReduceOp,
+        axes: Vec<usize>,
+        keepdims: bool,
+    },
+    /// Output `output` of a library call (matmul, solve, FFT...). Every
+    /// output of one call is its own node sharing the same `call`; the fuser
+    /// runs the call once for all of them.
+    Library {
+        call: Arc<LibraryCall>,
+        output: usize,
+    },
+}
+
+/// A library operation: its own kernel, never fused into an elementwise
+/// chain (its inputs are materialised first; its outputs feed fusion).
+///
+/// Implementations validate shapes and dtypes when the call is recorded
+/// (in the `Array` method that makes it) and describe their outputs then.
+pub trait LibraryOp: Send + Sync + fmt::Debug {
+    /// Short name for explain and errors (`"matmul"`, `"svd"`...).
+    fn name(&self) -> &'static str;
+    /// Canonical key (name plus the shapes/dtypes that change its cost),
+    /// for timing history and compiled-plan caches.
+    fn key(&self) -> String;
+    /// Floating-point operations (for the cost model).
+    fn flops(&self) -> f64;
+    /// Bytes read and written (for the cost model).
+    fn bytes(&self) -> f64;
+    /// Runs on the CPU. `inputs` are the values of the call's input arrays
+    /// (any layout); returns one value per output, each row-major
+    /// contiguous with the output's shape and dtype.
+    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>>;
+}
+
+/// One recorded library call: the op, its outputs' shapes and dtypes, and
+/// (once run) its results, so asking for a second output later does not
+/// recompute the call.
+#[derive(Debug)]
+pub struct LibraryCall {
+    pub op: Box<dyn LibraryOp>,
+    pub outputs: Vec<(Vec<usize>, DType)>,
+    pub(crate) results: OnceLock<Vec<Value>>,
+}
+
+impl LibraryCall {
+    pub fn new(op: Box<dyn LibraryOp>, outputs: Vec<(Vec<usize>, DType)>) -> Arc<LibraryCall> {
+        Arc::new(LibraryCall {
+            op,
+            outputs,
+            results: OnceLock::new(),
+        })
+    }
+
+    /// The results, if the call already ran.
+    pub fn results(&self) -> Option<&[Value]> {
+        self.results.get().map(|v| v.as_slice())
+    }
+}
+
+impl PartialEq for LibraryCall {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Op {
+    /// Short name for errors, explain and kernel listings.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Input => "input",
+            Op::Full(_) => "full",
+            Op::Arange { .. } => "arange",
+            Op::Random { dist, .. } => dist.name(),
+            Op::Unary(u) => u.name(),
+            Op::Binary(b) => b.name(),
+            Op::Where => "where",
+            Op::Cast => "cast",
+            Op::View(_) => "view",
+            Op::Reduce { op, .. } => op.name(),
+            Op::Library { call, .. } => call.op.name(),
+        }
+    }
+
+    /// Elementwise ops (and sources) that can live inside a fused kernel.
+    pub fn is_elementwise(&self) -> bool {
+        matches!(
+            self,
+            Op::Full(_)
+                | Op::Arange { .. }
+                | Op::Random { .. }
+                | Op::Unary(_)
+                | Op::Binary(_)
+                | Op::Where
+                | Op::Cast
+        )
+    }
+
+    /// Flops per output element, for the cost model.
+    pub fn flops(&self) -> f64 {
+        match self {
+            Op::Unary(u) => u.flops(),
+            Op::Binary(b) => b.flops(),
+            Op::Where | Op::Cast | Op::Arange { .. } => 1.0,
+            // Ten Philox rounds per four words, about 10 ops each.
+            Op::Random { dist, .. } => match dist {
+                Distribution::Uniform => 30.0,
+                Distribution::Normal => 70.0,
+            },
+            Op::Reduce { op, .. } => op.flops(),
+            Op::Input | Op::Full(_) | Op::View(_) | Op::Library { .. } => 0.0,
+        }
+    }
+}
