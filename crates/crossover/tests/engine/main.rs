@@ -1,0 +1,11 @@
+//! Integration tests of the engine, in one binary (one link, not seven).
+
+mod common;
+
+mod elementwise;
+mod errors;
+mod expr_fuzz;
+mod fusion;
+mod random;
+mod reductions;
+mod views;

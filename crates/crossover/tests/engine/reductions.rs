@@ -1,0 +1,237 @@
+//! Reductions against float64 references: all axes, one axis, several
+//! axes, keepdims, ddof, NaN rules, accuracy and stability.
+
+
+use crate::common::*;
+use crossover::{Array, DType, ReduceOp};
+
+/// Compensated (Neumaier) sum: accurate to about one rounding, so the
+/// reference is not itself the noisy side of the comparison.
+fn ksum(it: impl Iterator<Item = f64>) -> f64 {
+    let (mut s, mut c) = (0.0f64, 0.0f64);
+    for v in it {
+        let t = s + v;
+        c += if s.abs() >= v.abs() { (s - t) + v } else { (v - t) + s };
+        s = t;
+    }
+    s + c
+}
+
+/// The values of `x` (row-major `shape`) grouped by output position of a
+/// reduction over `axes`, each group in row-major order.
+fn group(x: &[f64], shape: &[usize], axes: &[usize]) -> Vec<Vec<f64>> {
+    let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
+    let kshape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+    let mut groups: Vec<Vec<f64>> = vec![Vec::new(); kshape.iter().product()];
+    let mut idx = vec![0usize; shape.len()];
+    for &v in x {
+        let k = kept.iter().fold(0, |acc, &a| acc * shape[a] + idx[a]);
+        groups[k].push(v);
+        for d in (0..shape.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    groups
+}
+
+/// Reference reduction over `axes` of `x` (row-major `shape`).
+fn reference(op: ReduceOp, x: &[f64], shape: &[usize], axes: &[usize]) -> Vec<f64> {
+    reduce_groups(op, &group(x, shape, axes))
+}
+
+fn reduce_groups(op: ReduceOp, groups: &[Vec<f64>]) -> Vec<f64> {
+    groups
+        .iter()
+        .map(|g| {
+            let n = g.len() as f64;
+            let mean = ksum(g.iter().copied()) / n;
+            let var = |ddof: u32| ksum(g.iter().map(|v| (v - mean).powi(2))) / (n - ddof as f64).max(0.0);
+            let first = |better: fn(f64, f64) -> bool| {
+                let mut best = 0;
+                for (i, &v) in g.iter().enumerate() {
+                    if g[best].is_nan() {
+                        break;
+                    }
+                    if v.is_nan() || better(v, g[best]) {
+                        best = i;
+                    }
+                }
+                best as f64
+            };
+            match op {
+                ReduceOp::Sum => ksum(g.iter().copied()),
+                ReduceOp::Mean => mean,
+                ReduceOp::Var { ddof } => var(ddof),
+                ReduceOp::Std { ddof } => var(ddof).sqrt(),
+                ReduceOp::Min => g.iter().copied().fold(f64::INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }),
+                ReduceOp::Max => g.iter().copied().fold(f64::NEG_INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }),
+                ReduceOp::ArgMin => first(|a, b| a < b),
+                ReduceOp::ArgMax => first(|a, b| a > b),
+            }
+        })
+        .collect()
+}
+
+const OPS: [ReduceOp; 8] = [
+    ReduceOp::Sum,
+    ReduceOp::Mean,
+    ReduceOp::Var { ddof: 0 },
+    ReduceOp::Std { ddof: 1 },
+    ReduceOp::Min,
+    ReduceOp::Max,
+    ReduceOp::ArgMin,
+    ReduceOp::ArgMax,
+];
+
+fn check(x: &Array, xs: &[f64], shape: &[usize], axes: &[usize], what: &str) {
+    let dtype = x.dtype();
+    let groups = group(xs, shape, axes);
+    let abs_groups: Vec<Vec<f64>> = groups.iter().map(|g| g.iter().map(|v| v.abs()).collect()).collect();
+    for op in OPS {
+        let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
+        if arg && axes.len() > 1 && axes.len() != shape.len() {
+            continue;
+        }
+        let ax: Vec<isize> = axes.iter().map(|&a| a as isize).collect();
+        for keepdims in [false, true] {
+            if arg && keepdims {
+                continue;
+            }
+            let got = x.reduce(op, Some(&ax), keepdims).unwrap();
+            let want_shape: Vec<usize> = (0..shape.len())
+                .filter_map(|i| if axes.contains(&i) { keepdims.then_some(1) } else { Some(shape[i]) })
+                .collect();
+            assert_eq!(got.shape(), &want_shape[..], "{what} {} shape", op.name());
+            let want = reduce_groups(op, &groups);
+            // Sums are judged against the sum of magnitudes (cancellation).
+            let scale = match op {
+                ReduceOp::Sum | ReduceOp::Mean => reduce_groups(op, &abs_groups),
+                _ => want.iter().map(|v| v.abs()).collect(),
+            };
+            let exact = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::Min | ReduceOp::Max);
+            let got = got.to_vec_f64().unwrap();
+            for i in 0..want.len() {
+                // f32 results come from f64 accumulation (about 1 ulp); f64 sums
+                // of thousands of terms drift by tens of ulp.
+                let ulps = if dtype == DType::F32 { 8.0 } else { 64.0 };
+                let tol = if exact { 0.0 } else { rtol(dtype, ulps) * scale[i] };
+                assert!((got[i] - want[i]).abs() <= tol, "{what} {} axes {axes:?} [{i}]: got {}, want {} (tol {tol:e})", op.name(), got[i], want[i]);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_reduction_over_every_axis_set() {
+    // Trailing (inner runs), leading (column-wise), middle (permuted) axes,
+    // with sizes that cross chunk edges.
+    let shapes: [&[usize]; 4] = [&[5, 3000], &[2100, 700], &[3, 5, 7, 11], &[4, 65_600]];
+    for (si, shape) in shapes.iter().enumerate() {
+        for dtype in [DType::F32, DType::F64] {
+            let (x, xs) = array(shape, dtype, 40 + si as u64, -10.0, 10.0);
+            let nd = shape.len();
+            let mut axis_sets: Vec<Vec<usize>> = (0..nd).map(|a| vec![a]).collect();
+            axis_sets.push((0..nd).collect());
+            if nd > 2 {
+                axis_sets.push(vec![1, 2]);
+                axis_sets.push(vec![0, 2]);
+                axis_sets.push(vec![0, 3]);
+            }
+            for axes in axis_sets {
+                check(&x, &xs, shape, &axes, &format!("{dtype} {shape:?}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn integer_and_bool_reductions_use_numpy_dtypes() {
+    let (x, xs) = array(&[3, 4097], DType::I32, 7, -100.0, 100.0);
+    let s = x.sum(Some(&[1]), false).unwrap();
+    assert_eq!(s.dtype(), DType::I64);
+    assert_eq!(s.to_vec_f64().unwrap(), reference(ReduceOp::Sum, &xs, &[3, 4097], &[1]));
+    let m = x.mean(None, false).unwrap();
+    assert_eq!(m.dtype(), DType::F64);
+    assert!((m.item().unwrap() - xs.iter().sum::<f64>() / xs.len() as f64).abs() < 1e-12);
+    assert_eq!(x.max(None, false).unwrap().dtype(), DType::I32);
+    assert_eq!(x.argmax(None).unwrap().item().unwrap(), reference(ReduceOp::ArgMax, &xs, &[3, 4097], &[0, 1])[0]);
+    let (b, bs) = array(&[10_001], DType::Bool, 8, 0.0, 1.0);
+    assert_eq!(b.sum(None, false).unwrap().to_vec::<i64>().unwrap()[0] as f64, bs.iter().sum::<f64>());
+    let frac = b.mean(None, false).unwrap();
+    assert_eq!(frac.dtype(), DType::F64);
+    assert!((frac.item().unwrap() - bs.iter().sum::<f64>() / 10_001.0).abs() < 1e-15);
+}
+
+#[test]
+fn nans_propagate_and_argmax_finds_the_first() {
+    let x = Array::from_vec(vec![1.0f32, 5.0, f32::NAN, 5.0, f32::NAN, -2.0], &[6]).unwrap();
+    assert!(x.max(None, false).unwrap().item().unwrap().is_nan());
+    assert!(x.min(None, false).unwrap().item().unwrap().is_nan());
+    assert_eq!(x.argmax(None).unwrap().item().unwrap(), 2.0);
+    assert_eq!(x.argmin(None).unwrap().item().unwrap(), 2.0);
+    let y = Array::from_vec(vec![3.0f64, 7.0, 7.0, -1.0, -1.0], &[5]).unwrap();
+    assert_eq!(y.argmax(None).unwrap().item().unwrap(), 1.0, "ties: first occurrence");
+    assert_eq!(y.argmin(None).unwrap().item().unwrap(), 3.0);
+    // NaN in a column-wise (outer) reduction.
+    let mut v = vec![1.0f64; 3 * 1000];
+    v[1000 + 17] = f64::NAN;
+    let m = Array::from_vec(v, &[3, 1000]).unwrap().max(Some(&[0]), false).unwrap().to_vec::<f64>().unwrap();
+    assert!(m[17].is_nan() && m[16] == 1.0);
+}
+
+#[test]
+fn f32_sum_of_100m_uniforms_is_accurate() {
+    // A naive running f32 sum is 66% off here; the engine must be within
+    // 1e-6 of the exact value.
+    let mut rng = crossover::Generator::new(99);
+    let x = rng.uniform(&[100_000_000], DType::F32).unwrap();
+    x.eval().unwrap();
+    let exact: f64 = x.to_vec::<f32>().unwrap().iter().map(|&v| v as f64).sum();
+    let got = x.sum(None, false).unwrap().item().unwrap();
+    assert!(((got - exact) / exact).abs() < 1e-6, "sum {got} vs {exact}");
+    let mean = x.mean(None, false).unwrap().item().unwrap();
+    assert!(((mean - exact / 1e8) / (exact / 1e8)).abs() < 1e-6);
+}
+
+#[test]
+fn variance_is_stable_for_data_with_a_large_mean() {
+    let (noise, ns) = array(&[1_000_003], DType::F64, 77, 0.0, 1.0);
+    let x = noise.add(1e8).unwrap();
+    let xs: Vec<f64> = ns.iter().map(|v| v + 1e8).collect();
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    let want = xs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / xs.len() as f64;
+    let got = x.var(None, false, 0).unwrap().item().unwrap();
+    assert!(((got - want) / want).abs() < 1e-6, "var {got} vs {want}");
+    // f32 data offset by 1e4 (f32 has 7 digits): still accurate.
+    let (y, ys) = array(&[3, 100_000], DType::F32, 78, 1e4, 1e4 + 1.0);
+    let s = y.std(Some(&[1]), false, 1).unwrap().to_vec_f64().unwrap();
+    assert_close(&s, &reference(ReduceOp::Std { ddof: 1 }, &ys, &[3, 100_000], &[1]), 1e-5, 0.0, "std f32 offset");
+}
+
+#[test]
+fn ddof_beyond_the_count_gives_inf_or_nan_like_numpy() {
+    let x = Array::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+    assert!(x.var(None, false, 2).unwrap().item().unwrap().is_infinite());
+    let one = Array::from_vec(vec![1.0f64], &[1]).unwrap();
+    assert!(one.var(None, false, 1).unwrap().item().unwrap().is_nan());
+}
+
+#[test]
+fn reductions_of_views_and_fused_chains() {
+    let (a, xa) = array(&[300, 500], DType::F64, 90, -1.0, 1.0);
+    // Sum over a transposed view: same numbers, other order.
+    let t = a.transpose().unwrap();
+    let got = t.sum(Some(&[1]), false).unwrap().to_vec_f64().unwrap();
+    assert_close(&got, &reference(ReduceOp::Sum, &xa, &[300, 500], &[0]), 1e-12, 1e-12, "sum of a.T");
+    // std(a*b + 1) in one kernel that writes only the result.
+    let (b, xb) = array(&[300, 500], DType::F64, 91, -1.0, 1.0);
+    let s = a.mul(&b).unwrap().add(1.0).unwrap().std(Some(&[0]), false, 0).unwrap();
+    let ks = crossover::lower(std::slice::from_ref(&s)).unwrap();
+    assert_eq!(ks.len(), 1, "the reduction swallows its chain");
+    let prod: Vec<f64> = xa.iter().zip(&xb).map(|(p, q)| p * q + 1.0).collect();
+    assert_close(&s.to_vec_f64().unwrap(), &reference(ReduceOp::Std { ddof: 0 }, &prod, &[300, 500], &[0]), 1e-10, 1e-12, "std(a*b+1)");
+}
