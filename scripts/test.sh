@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The one test command (CI's .ci/run calls it): installs what the tests need
+# on a fresh machine, then runs lints and every Rust and Python test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== installing test dependencies"
+python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+
+echo "== formatting and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+echo "== Rust tests"
+cargo test --workspace --quiet
+
+echo "== all tests passed"
