@@ -75,9 +75,11 @@ pub struct Row {
 
 fn devices(arg: DeviceArg) -> Result<Vec<&'static str>, String> {
     match arg {
-        DeviceArg::Gpu => Err("--device gpu: no GPU backend is available in this build of crossover \
+        DeviceArg::Gpu => Err(
+            "--device gpu: no GPU backend is available in this build of crossover \
              (the CUDA backend is not implemented yet); use --device cpu"
-            .to_string()),
+                .to_string(),
+        ),
         // Placement today has one device to choose from.
         DeviceArg::Cpu | DeviceArg::Auto | DeviceArg::All => Ok(vec!["cpu"]),
     }
@@ -91,10 +93,16 @@ fn select(names: &[String]) -> Result<Vec<Box<dyn Workload>>, String> {
     let known: Vec<&str> = all.iter().map(|w| w.name()).collect();
     for n in names {
         if !known.contains(&n.as_str()) {
-            return Err(format!("unknown workload '{n}'; known: {}", known.join(", ")));
+            return Err(format!(
+                "unknown workload '{n}'; known: {}",
+                known.join(", ")
+            ));
         }
     }
-    Ok(all.into_iter().filter(|w| names.iter().any(|n| n == w.name())).collect())
+    Ok(all
+        .into_iter()
+        .filter(|w| names.iter().any(|n| n == w.name()))
+        .collect())
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), String> {
@@ -108,7 +116,11 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     // The cases to run, for the progress bar.
     let mut plan = Vec::new();
     for w in &workloads {
-        let sizes = if args.sizes.is_empty() { w.default_sizes() } else { args.sizes.clone() };
+        let sizes = if args.sizes.is_empty() {
+            w.default_sizes()
+        } else {
+            args.sizes.clone()
+        };
         for size in sizes {
             plan.push((w.as_ref(), size));
         }
@@ -125,26 +137,35 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     let mut failures = 0;
     for (w, size) in plan {
         bar.set_message(format!("{} {size}: preparing inputs", w.name()));
-        let mut case = w.prepare(size).map_err(|e| format!("{} {size}: {e}", w.name()))?;
-        let variants: Vec<&str> = if w.variants().is_empty() { vec![w.name()] } else { w.variants().to_vec() };
+        let mut case = w
+            .prepare(size)
+            .map_err(|e| format!("{} {size}: {e}", w.name()))?;
+        let variants: Vec<&str> = if w.variants().is_empty() {
+            vec![w.name()]
+        } else {
+            w.variants().to_vec()
+        };
         let mut rows = Vec::new();
         for &device in &devices {
             for &variant in &variants {
                 bar.set_message(format!("{} {variant} {size} on {device}", w.name()));
-                let row = run_case(w, case.as_mut(), variant, size, device, method).map_err(|e| format!("{} {variant} {size}: {e}", w.name()))?;
+                let row = run_case(w, case.as_mut(), variant, size, device, method)
+                    .map_err(|e| format!("{} {variant} {size}: {e}", w.name()))?;
                 if !row.check.starts_with("ok") {
                     failures += 1;
                 }
                 if args.format == Format::Json {
                     let line = serde_json::to_string(&row).map_err(|e| e.to_string())?;
-                    bar.suspend(|| writeln!(out, "{line}")).map_err(|e| e.to_string())?;
+                    bar.suspend(|| writeln!(out, "{line}"))
+                        .map_err(|e| e.to_string())?;
                 }
                 rows.push(row);
                 bar.inc(1);
             }
         }
         if args.format == Format::Table {
-            bar.suspend(|| print_table(&mut out, w, &rows)).map_err(|e| e.to_string())?;
+            bar.suspend(|| print_table(&mut out, w, &rows))
+                .map_err(|e| e.to_string())?;
         }
     }
     bar.finish_and_clear();
@@ -166,7 +187,14 @@ fn progress(total: u64) -> ProgressBar {
     bar
 }
 
-fn run_case(w: &dyn Workload, case: &mut dyn workloads::Case, variant: &str, size: usize, device: &str, method: Method) -> crossover::Result<Row> {
+fn run_case(
+    w: &dyn Workload,
+    case: &mut dyn workloads::Case,
+    variant: &str,
+    size: usize,
+    device: &str,
+    method: Method,
+) -> crossover::Result<Row> {
     // Warm-up, checked against the float64 reference.
     let result = case.run(variant)?;
     let check = case.check(variant, &result)?;
@@ -187,12 +215,22 @@ fn run_case(w: &dyn Workload, case: &mut dyn workloads::Case, variant: &str, siz
         gbps: per_s(work.bytes).map(|b| b / 1e9),
         gflops: per_s(work.flops).map(|f| f / 1e9),
         msamples_per_s: per_s(work.samples).map(|s| s / 1e6),
-        check: format!("{} ({})", if check.ok { "ok" } else { "FAIL" }, check.detail),
+        check: format!(
+            "{} ({})",
+            if check.ok { "ok" } else { "FAIL" },
+            check.detail
+        ),
     })
 }
 
 fn print_table(out: &mut dyn Write, w: &dyn Workload, rows: &[Row]) -> std::io::Result<()> {
-    writeln!(out, "\n{} ({}; size = {})", w.name(), w.dtype(), w.size_meaning())?;
+    writeln!(
+        out,
+        "\n{} ({}; size = {})",
+        w.name(),
+        w.dtype(),
+        w.size_meaning()
+    )?;
     writeln!(
         out,
         "{:>12} {:>8} {:>7} {:>11} {:>11} {:>14}  check",

@@ -80,7 +80,13 @@ fn uniform(seed: u64, shape: &[usize], dtype: DType) -> Result<Array> {
 fn max_mixed_err(got: &[f64], want: &[f64]) -> f64 {
     got.iter()
         .zip(want)
-        .map(|(g, w)| if g.is_nan() != w.is_nan() { f64::INFINITY } else { (g - w).abs() / (1.0 + w.abs()) })
+        .map(|(g, w)| {
+            if g.is_nan() != w.is_nan() {
+                f64::INFINITY
+            } else {
+                (g - w).abs() / (1.0 + w.abs())
+            }
+        })
         .fold(0.0, f64::max)
 }
 
@@ -138,7 +144,11 @@ impl Case for ElementwiseCase {
                 x * z + x.sin() + z.cos()
             })
             .collect();
-        Ok(Check::within(max_mixed_err(&y.to_vec_f64()?, &want), 1e-6, "max err"))
+        Ok(Check::within(
+            max_mixed_err(&y.to_vec_f64()?, &want),
+            1e-6,
+            "max err",
+        ))
     }
     fn work(&self, _: &str) -> Work {
         let n = self.a.numel() as f64;
@@ -260,7 +270,12 @@ impl Case for MonteCarloCase {
         let mut rng = Generator::new(MC_SEED);
         let x = rng.uniform(&[self.n], DType::F32)?;
         let y = rng.uniform(&[self.n], DType::F32)?;
-        let pi = x.mul(&x)?.add(&y.mul(&y)?)?.le(1.0)?.mean(None, false)?.mul(4.0)?;
+        let pi = x
+            .mul(&x)?
+            .add(&y.mul(&y)?)?
+            .le(1.0)?
+            .mean(None, false)?
+            .mul(4.0)?;
         pi.eval()?;
         Ok(pi)
     }
@@ -272,8 +287,22 @@ impl Case for MonteCarloCase {
         let mut start = 0usize;
         while start < self.n {
             let len = (self.n - start).min(xs.len());
-            fill_uniform_f32_portable(RandomKey { seed: MC_SEED, stream: 0 }, start as u64, &mut xs[..len]);
-            fill_uniform_f32_portable(RandomKey { seed: MC_SEED, stream: 1 }, start as u64, &mut ys[..len]);
+            fill_uniform_f32_portable(
+                RandomKey {
+                    seed: MC_SEED,
+                    stream: 0,
+                },
+                start as u64,
+                &mut xs[..len],
+            );
+            fill_uniform_f32_portable(
+                RandomKey {
+                    seed: MC_SEED,
+                    stream: 1,
+                },
+                start as u64,
+                &mut ys[..len],
+            );
             inside += xs[..len]
                 .iter()
                 .zip(&ys[..len])
@@ -286,7 +315,9 @@ impl Case for MonteCarloCase {
         // f32 vs f64 rounding can flip points on the circle's edge: allow a
         // few per hundred million.
         let c = Check::within(rel_err(got, want), 1e-6, "rel err vs f64 count");
-        let sigma = 4.0 * (0.25 * std::f64::consts::PI * (1.0 - 0.25 * std::f64::consts::PI) / self.n as f64).sqrt();
+        let sigma = 4.0
+            * (0.25 * std::f64::consts::PI * (1.0 - 0.25 * std::f64::consts::PI) / self.n as f64)
+                .sqrt();
         let stat_ok = (got - std::f64::consts::PI).abs() <= 6.0 * sigma;
         Ok(Check {
             ok: c.ok && stat_ok,
@@ -341,7 +372,12 @@ impl Case for ConditionalCase {
         Ok(r)
     }
     fn check(&mut self, _: &str, r: &Array) -> Result<Check> {
-        let want: f64 = self.x.to_vec::<f64>()?.iter().map(|&v| if v > 0.5 { v * v } else { -v }).sum();
+        let want: f64 = self
+            .x
+            .to_vec::<f64>()?
+            .iter()
+            .map(|&v| if v > 0.5 { v * v } else { -v })
+            .sum();
         Ok(Check::within(rel_err(r.item()?, want), 1e-12, "rel err"))
     }
     fn work(&self, _: &str) -> Work {
@@ -408,7 +444,8 @@ impl Case for ImageCase {
         let mut err = 0f64;
         for (img, out) in x.chunks(per).zip(got.chunks(per)) {
             let mean = img.iter().map(|&v| v as f64).sum::<f64>() / per as f64;
-            let std = (img.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / per as f64).sqrt();
+            let std =
+                (img.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / per as f64).sqrt();
             for (&v, &o) in img.iter().zip(out) {
                 let want = ((v as f64 - mean) / (std + 1e-8)).sin() * 0.5 + 0.5;
                 err = err.max((o as f64 - want).abs());

@@ -65,7 +65,10 @@ pub fn assert_close(got: &[f64], want: &[f64], rtol: f64, atol: f64, what: &str)
             continue;
         }
         let tol = atol + rtol * w.abs();
-        assert!((g - w).abs() <= tol, "{what}[{i}]: got {g}, want {w} (tol {tol:e})");
+        assert!(
+            (g - w).abs() <= tol,
+            "{what}[{i}]: got {g}, want {w} (tol {tol:e})"
+        );
     }
 }
 

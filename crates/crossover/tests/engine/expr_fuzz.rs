@@ -10,20 +10,45 @@ fn string_and_api_agree() {
     let a = g.uniform(&[4099], DType::F32).unwrap();
     let b = g.uniform(&[4099], DType::F32).unwrap();
     let s = evaluate("a*b + sin(a) + cos(b)", &[("a", &a), ("b", &b)]).unwrap();
-    let api = a.mul(&b).unwrap().add(&a.sin().unwrap()).unwrap().add(&b.cos().unwrap()).unwrap();
+    let api = a
+        .mul(&b)
+        .unwrap()
+        .add(&a.sin().unwrap())
+        .unwrap()
+        .add(&b.cos().unwrap())
+        .unwrap();
     assert_eq!(s.to_vec::<f32>().unwrap(), api.to_vec::<f32>().unwrap());
-    let w = evaluate("sum(where(a > 0.5 and b < 0.5, a**2, -b))", &[("a", &a), ("b", &b)]).unwrap();
+    let w = evaluate(
+        "sum(where(a > 0.5 and b < 0.5, a**2, -b))",
+        &[("a", &a), ("b", &b)],
+    )
+    .unwrap();
     let (av, bv) = (a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
-    let want: f64 = av.iter().zip(&bv).map(|(&x, &y)| if x > 0.5 && y < 0.5 { (x * x) as f64 } else { -(y as f64) }).sum();
-    assert!((w.item().unwrap() - want).abs() < 1e-3, "{} {want}", w.item().unwrap());
+    let want: f64 = av
+        .iter()
+        .zip(&bv)
+        .map(|(&x, &y)| {
+            if x > 0.5 && y < 0.5 {
+                (x * x) as f64
+            } else {
+                -(y as f64)
+            }
+        })
+        .sum();
+    assert!(
+        (w.item().unwrap() - want).abs() < 1e-3,
+        "{} {want}",
+        w.item().unwrap()
+    );
     let c = evaluate("a - mean(a) > std(a)", &[("a", &a)]).unwrap();
     assert_eq!(c.dtype(), DType::Bool);
 }
 
 fn tokens() -> impl Strategy<Value = String> {
     let tok = prop::sample::select(vec![
-        "a", "b", "1", "2.5", "1e3", "(", ")", "+", "-", "*", "/", "**", "<", "<=", "==", "!=", "and", "or", "not",
-        "sin(", "where(", "sum(", "axis=", ",", "mean(", "pi", "x", "~", "&", "|", " ", "max(", "0",
+        "a", "b", "1", "2.5", "1e3", "(", ")", "+", "-", "*", "/", "**", "<", "<=", "==", "!=",
+        "and", "or", "not", "sin(", "where(", "sum(", "axis=", ",", "mean(", "pi", "x", "~", "&",
+        "|", " ", "max(", "0",
     ]);
     prop::collection::vec(tok, 0..25).prop_map(|v| v.concat())
 }

@@ -14,10 +14,21 @@ fn inputs(n: usize) -> (Array, Array) {
 #[test]
 fn elementwise_chain_is_one_kernel_reading_each_input_once() {
     let (a, b) = inputs(64);
-    let y = a.mul(&b).unwrap().add(&a.sin().unwrap()).unwrap().add(&b.cos().unwrap()).unwrap();
+    let y = a
+        .mul(&b)
+        .unwrap()
+        .add(&a.sin().unwrap())
+        .unwrap()
+        .add(&b.cos().unwrap())
+        .unwrap();
     let ks = lower(std::slice::from_ref(&y)).unwrap();
     assert_eq!(ks.len(), 1);
-    let KernelBody::Fused { sources, program, .. } = &ks[0].body else { panic!() };
+    let KernelBody::Fused {
+        sources, program, ..
+    } = &ks[0].body
+    else {
+        panic!()
+    };
     assert_eq!(sources.len(), 2, "a and b are each loaded once");
     assert_eq!(program.op_count(), 5);
     assert_eq!(ks[0].reasons, vec![Boundary::Requested]);
@@ -26,11 +37,21 @@ fn elementwise_chain_is_one_kernel_reading_each_input_once() {
 #[test]
 fn reduction_swallows_its_chain() {
     let (a, b) = inputs(64);
-    let s = a.mul(&b).unwrap().add(1.0).unwrap().std(None, false, 0).unwrap();
+    let s = a
+        .mul(&b)
+        .unwrap()
+        .add(1.0)
+        .unwrap()
+        .std(None, false, 0)
+        .unwrap();
     let ks = lower(std::slice::from_ref(&s)).unwrap();
     assert_eq!(ks.len(), 1);
     assert_eq!(ks[0].outputs.len(), 1);
-    assert_eq!(ks[0].bytes(), 64 * 64 * 4 * 2 + 4, "reads a and b, writes one f32");
+    assert_eq!(
+        ks[0].bytes(),
+        64 * 64 * 4 * 2 + 4,
+        "reads a and b, writes one f32"
+    );
 }
 
 #[test]
@@ -76,7 +97,15 @@ fn random_sources_fuse_into_their_reduction() {
     let mut rng = Generator::new(1);
     let x = rng.uniform(&[1_000_000], DType::F32).unwrap();
     let y = rng.uniform(&[1_000_000], DType::F32).unwrap();
-    let pi = x.mul(&x).unwrap().add(&y.mul(&y).unwrap()).unwrap().le(1.0).unwrap().mean(None, false).unwrap();
+    let pi = x
+        .mul(&x)
+        .unwrap()
+        .add(&y.mul(&y).unwrap())
+        .unwrap()
+        .le(1.0)
+        .unwrap()
+        .mean(None, false)
+        .unwrap();
     let ks = lower(std::slice::from_ref(&pi)).unwrap();
     assert_eq!(ks.len(), 1);
     assert_eq!(ks[0].bytes(), 8, "no sample array is read or written");

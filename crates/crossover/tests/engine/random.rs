@@ -9,7 +9,14 @@ fn engine_values_follow_the_documented_rule() {
     let mut rng = Generator::new(77);
     let x = rng.uniform(&[n], DType::F32).unwrap();
     let mut want = vec![0f32; n];
-    fill_uniform_f32_portable(RandomKey { seed: 77, stream: 0 }, 0, &mut want);
+    fill_uniform_f32_portable(
+        RandomKey {
+            seed: 77,
+            stream: 0,
+        },
+        0,
+        &mut want,
+    );
     assert_eq!(x.to_vec::<f32>().unwrap(), want);
     // A slice of a pending random array reads the same indices.
     let y = Generator::new(77).uniform(&[n], DType::F32).unwrap();
@@ -19,7 +26,11 @@ fn engine_values_follow_the_documented_rule() {
     let r = Generator::new(77)
         .uniform(&[n], DType::F32)
         .unwrap()
-        .slice(&[SliceArg::Range { start: None, stop: None, step: -1 }])
+        .slice(&[SliceArg::Range {
+            start: None,
+            stop: None,
+            step: -1,
+        }])
         .unwrap()
         .add(0.0)
         .unwrap();
@@ -31,10 +42,22 @@ fn engine_values_follow_the_documented_rule() {
 #[test]
 fn draws_are_independent_and_reproducible() {
     let mut g = Generator::new(5);
-    let a = g.uniform(&[1000], DType::F64).unwrap().to_vec::<f64>().unwrap();
-    let b = g.uniform(&[1000], DType::F64).unwrap().to_vec::<f64>().unwrap();
+    let a = g
+        .uniform(&[1000], DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    let b = g
+        .uniform(&[1000], DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
     assert_ne!(a, b);
-    let a2 = Generator::new(5).uniform(&[1000], DType::F64).unwrap().to_vec::<f64>().unwrap();
+    let a2 = Generator::new(5)
+        .uniform(&[1000], DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
     assert_eq!(a, a2);
     assert!(a.iter().all(|&u| (0.0..1.0).contains(&u)));
 }
@@ -48,7 +71,10 @@ fn moments_of_uniform_and_normal() {
         let m = u.mean(None, false).unwrap().item().unwrap();
         let v = u.var(None, false, 0).unwrap().item().unwrap();
         // 6 standard errors.
-        assert!((m - 0.5).abs() < 6.0 * (1.0 / 12.0 / n as f64).sqrt(), "{dtype} uniform mean {m}");
+        assert!(
+            (m - 0.5).abs() < 6.0 * (1.0 / 12.0 / n as f64).sqrt(),
+            "{dtype} uniform mean {m}"
+        );
         assert!((v - 1.0 / 12.0).abs() < 1e-3, "{dtype} uniform var {v}");
         let z = g.standard_normal(&[n], dtype).unwrap();
         let m = z.mean(None, false).unwrap().item().unwrap();
@@ -56,9 +82,23 @@ fn moments_of_uniform_and_normal() {
         assert!(m.abs() < 6.0 / (n as f64).sqrt(), "{dtype} normal mean {m}");
         assert!((s - 1.0).abs() < 5e-3, "{dtype} normal std {s}");
         // Tails: P(|z| > 3) = 0.0027.
-        let tail = z.abs().unwrap().gt(3.0).unwrap().mean(None, false).unwrap().item().unwrap();
+        let tail = z
+            .abs()
+            .unwrap()
+            .gt(3.0)
+            .unwrap()
+            .mean(None, false)
+            .unwrap()
+            .item()
+            .unwrap();
         assert!((tail - 0.0027).abs() < 0.0006, "{dtype} tail {tail}");
-        let w = g.normal(10.0, 2.0, &[n], dtype).unwrap().mean(None, false).unwrap().item().unwrap();
+        let w = g
+            .normal(10.0, 2.0, &[n], dtype)
+            .unwrap()
+            .mean(None, false)
+            .unwrap()
+            .item()
+            .unwrap();
         assert!((w - 10.0).abs() < 0.01);
     }
 }
@@ -68,9 +108,15 @@ fn normals_match_the_scalar_rule() {
     let key = RandomKey { seed: 3, stream: 0 };
     let mut want = vec![0f32; 1001];
     fill_normal_f32(key, 0, &mut want);
-    let got = Generator::new(3).standard_normal(&[1001], DType::F32).unwrap().to_vec::<f32>().unwrap();
+    let got = Generator::new(3)
+        .standard_normal(&[1001], DType::F32)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
     assert_eq!(got, want);
     assert!(Generator::new(3).uniform(&[3], DType::I32).is_err());
-    assert!(Generator::new(3).normal(0.0, -1.0, &[3], DType::F32).is_err());
+    assert!(Generator::new(3)
+        .normal(0.0, -1.0, &[3], DType::F32)
+        .is_err());
     let _ = Array::zeros(&[1], DType::F32);
 }

@@ -1,7 +1,6 @@
 //! Reductions against float64 references: all axes, one axis, several
 //! axes, keepdims, ddof, NaN rules, accuracy and stability.
 
-
 use crate::common::*;
 use crossover::{Array, DType, ReduceOp};
 
@@ -11,7 +10,11 @@ fn ksum(it: impl Iterator<Item = f64>) -> f64 {
     let (mut s, mut c) = (0.0f64, 0.0f64);
     for v in it {
         let t = s + v;
-        c += if s.abs() >= v.abs() { (s - t) + v } else { (v - t) + s };
+        c += if s.abs() >= v.abs() {
+            (s - t) + v
+        } else {
+            (v - t) + s
+        };
         s = t;
     }
     s + c
@@ -49,7 +52,8 @@ fn reduce_groups(op: ReduceOp, groups: &[Vec<f64>]) -> Vec<f64> {
         .map(|g| {
             let n = g.len() as f64;
             let mean = ksum(g.iter().copied()) / n;
-            let var = |ddof: u32| ksum(g.iter().map(|v| (v - mean).powi(2))) / (n - ddof as f64).max(0.0);
+            let var =
+                |ddof: u32| ksum(g.iter().map(|v| (v - mean).powi(2))) / (n - ddof as f64).max(0.0);
             let first = |better: fn(f64, f64) -> bool| {
                 let mut best = 0;
                 for (i, &v) in g.iter().enumerate() {
@@ -67,8 +71,20 @@ fn reduce_groups(op: ReduceOp, groups: &[Vec<f64>]) -> Vec<f64> {
                 ReduceOp::Mean => mean,
                 ReduceOp::Var { ddof } => var(ddof),
                 ReduceOp::Std { ddof } => var(ddof).sqrt(),
-                ReduceOp::Min => g.iter().copied().fold(f64::INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }),
-                ReduceOp::Max => g.iter().copied().fold(f64::NEG_INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }),
+                ReduceOp::Min => g.iter().copied().fold(f64::INFINITY, |a, b| {
+                    if a.is_nan() || b.is_nan() {
+                        f64::NAN
+                    } else {
+                        a.min(b)
+                    }
+                }),
+                ReduceOp::Max => g.iter().copied().fold(f64::NEG_INFINITY, |a, b| {
+                    if a.is_nan() || b.is_nan() {
+                        f64::NAN
+                    } else {
+                        a.max(b)
+                    }
+                }),
                 ReduceOp::ArgMin => first(|a, b| a < b),
                 ReduceOp::ArgMax => first(|a, b| a > b),
             }
@@ -90,7 +106,10 @@ const OPS: [ReduceOp; 8] = [
 fn check(x: &Array, xs: &[f64], shape: &[usize], axes: &[usize], what: &str) {
     let dtype = x.dtype();
     let groups = group(xs, shape, axes);
-    let abs_groups: Vec<Vec<f64>> = groups.iter().map(|g| g.iter().map(|v| v.abs()).collect()).collect();
+    let abs_groups: Vec<Vec<f64>> = groups
+        .iter()
+        .map(|g| g.iter().map(|v| v.abs()).collect())
+        .collect();
     for op in OPS {
         let arg = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax);
         if arg && axes.len() > 1 && axes.len() != shape.len() {
@@ -103,7 +122,13 @@ fn check(x: &Array, xs: &[f64], shape: &[usize], axes: &[usize], what: &str) {
             }
             let got = x.reduce(op, Some(&ax), keepdims).unwrap();
             let want_shape: Vec<usize> = (0..shape.len())
-                .filter_map(|i| if axes.contains(&i) { keepdims.then_some(1) } else { Some(shape[i]) })
+                .filter_map(|i| {
+                    if axes.contains(&i) {
+                        keepdims.then_some(1)
+                    } else {
+                        Some(shape[i])
+                    }
+                })
                 .collect();
             assert_eq!(got.shape(), &want_shape[..], "{what} {} shape", op.name());
             let want = reduce_groups(op, &groups);
@@ -112,14 +137,27 @@ fn check(x: &Array, xs: &[f64], shape: &[usize], axes: &[usize], what: &str) {
                 ReduceOp::Sum | ReduceOp::Mean => reduce_groups(op, &abs_groups),
                 _ => want.iter().map(|v| v.abs()).collect(),
             };
-            let exact = matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::Min | ReduceOp::Max);
+            let exact = matches!(
+                op,
+                ReduceOp::ArgMin | ReduceOp::ArgMax | ReduceOp::Min | ReduceOp::Max
+            );
             let got = got.to_vec_f64().unwrap();
             for i in 0..want.len() {
                 // f32 results come from f64 accumulation (about 1 ulp); f64 sums
                 // of thousands of terms drift by tens of ulp.
                 let ulps = if dtype == DType::F32 { 8.0 } else { 64.0 };
-                let tol = if exact { 0.0 } else { rtol(dtype, ulps) * scale[i] };
-                assert!((got[i] - want[i]).abs() <= tol, "{what} {} axes {axes:?} [{i}]: got {}, want {} (tol {tol:e})", op.name(), got[i], want[i]);
+                let tol = if exact {
+                    0.0
+                } else {
+                    rtol(dtype, ulps) * scale[i]
+                };
+                assert!(
+                    (got[i] - want[i]).abs() <= tol,
+                    "{what} {} axes {axes:?} [{i}]: got {}, want {} (tol {tol:e})",
+                    op.name(),
+                    got[i],
+                    want[i]
+                );
             }
         }
     }
@@ -153,14 +191,23 @@ fn integer_and_bool_reductions_use_numpy_dtypes() {
     let (x, xs) = array(&[3, 4097], DType::I32, 7, -100.0, 100.0);
     let s = x.sum(Some(&[1]), false).unwrap();
     assert_eq!(s.dtype(), DType::I64);
-    assert_eq!(s.to_vec_f64().unwrap(), reference(ReduceOp::Sum, &xs, &[3, 4097], &[1]));
+    assert_eq!(
+        s.to_vec_f64().unwrap(),
+        reference(ReduceOp::Sum, &xs, &[3, 4097], &[1])
+    );
     let m = x.mean(None, false).unwrap();
     assert_eq!(m.dtype(), DType::F64);
     assert!((m.item().unwrap() - xs.iter().sum::<f64>() / xs.len() as f64).abs() < 1e-12);
     assert_eq!(x.max(None, false).unwrap().dtype(), DType::I32);
-    assert_eq!(x.argmax(None).unwrap().item().unwrap(), reference(ReduceOp::ArgMax, &xs, &[3, 4097], &[0, 1])[0]);
+    assert_eq!(
+        x.argmax(None).unwrap().item().unwrap(),
+        reference(ReduceOp::ArgMax, &xs, &[3, 4097], &[0, 1])[0]
+    );
     let (b, bs) = array(&[10_001], DType::Bool, 8, 0.0, 1.0);
-    assert_eq!(b.sum(None, false).unwrap().to_vec::<i64>().unwrap()[0] as f64, bs.iter().sum::<f64>());
+    assert_eq!(
+        b.sum(None, false).unwrap().to_vec::<i64>().unwrap()[0] as f64,
+        bs.iter().sum::<f64>()
+    );
     let frac = b.mean(None, false).unwrap();
     assert_eq!(frac.dtype(), DType::F64);
     assert!((frac.item().unwrap() - bs.iter().sum::<f64>() / 10_001.0).abs() < 1e-15);
@@ -174,12 +221,21 @@ fn nans_propagate_and_argmax_finds_the_first() {
     assert_eq!(x.argmax(None).unwrap().item().unwrap(), 2.0);
     assert_eq!(x.argmin(None).unwrap().item().unwrap(), 2.0);
     let y = Array::from_vec(vec![3.0f64, 7.0, 7.0, -1.0, -1.0], &[5]).unwrap();
-    assert_eq!(y.argmax(None).unwrap().item().unwrap(), 1.0, "ties: first occurrence");
+    assert_eq!(
+        y.argmax(None).unwrap().item().unwrap(),
+        1.0,
+        "ties: first occurrence"
+    );
     assert_eq!(y.argmin(None).unwrap().item().unwrap(), 3.0);
     // NaN in a column-wise (outer) reduction.
     let mut v = vec![1.0f64; 3 * 1000];
     v[1000 + 17] = f64::NAN;
-    let m = Array::from_vec(v, &[3, 1000]).unwrap().max(Some(&[0]), false).unwrap().to_vec::<f64>().unwrap();
+    let m = Array::from_vec(v, &[3, 1000])
+        .unwrap()
+        .max(Some(&[0]), false)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
     assert!(m[17].is_nan() && m[16] == 1.0);
 }
 
@@ -209,7 +265,13 @@ fn variance_is_stable_for_data_with_a_large_mean() {
     // f32 data offset by 1e4 (f32 has 7 digits): still accurate.
     let (y, ys) = array(&[3, 100_000], DType::F32, 78, 1e4, 1e4 + 1.0);
     let s = y.std(Some(&[1]), false, 1).unwrap().to_vec_f64().unwrap();
-    assert_close(&s, &reference(ReduceOp::Std { ddof: 1 }, &ys, &[3, 100_000], &[1]), 1e-5, 0.0, "std f32 offset");
+    assert_close(
+        &s,
+        &reference(ReduceOp::Std { ddof: 1 }, &ys, &[3, 100_000], &[1]),
+        1e-5,
+        0.0,
+        "std f32 offset",
+    );
 }
 
 #[test]
@@ -226,12 +288,30 @@ fn reductions_of_views_and_fused_chains() {
     // Sum over a transposed view: same numbers, other order.
     let t = a.transpose().unwrap();
     let got = t.sum(Some(&[1]), false).unwrap().to_vec_f64().unwrap();
-    assert_close(&got, &reference(ReduceOp::Sum, &xa, &[300, 500], &[0]), 1e-12, 1e-12, "sum of a.T");
+    assert_close(
+        &got,
+        &reference(ReduceOp::Sum, &xa, &[300, 500], &[0]),
+        1e-12,
+        1e-12,
+        "sum of a.T",
+    );
     // std(a*b + 1) in one kernel that writes only the result.
     let (b, xb) = array(&[300, 500], DType::F64, 91, -1.0, 1.0);
-    let s = a.mul(&b).unwrap().add(1.0).unwrap().std(Some(&[0]), false, 0).unwrap();
+    let s = a
+        .mul(&b)
+        .unwrap()
+        .add(1.0)
+        .unwrap()
+        .std(Some(&[0]), false, 0)
+        .unwrap();
     let ks = crossover::lower(std::slice::from_ref(&s)).unwrap();
     assert_eq!(ks.len(), 1, "the reduction swallows its chain");
     let prod: Vec<f64> = xa.iter().zip(&xb).map(|(p, q)| p * q + 1.0).collect();
-    assert_close(&s.to_vec_f64().unwrap(), &reference(ReduceOp::Std { ddof: 0 }, &prod, &[300, 500], &[0]), 1e-10, 1e-12, "std(a*b+1)");
+    assert_close(
+        &s.to_vec_f64().unwrap(),
+        &reference(ReduceOp::Std { ddof: 0 }, &prod, &[300, 500], &[0]),
+        1e-10,
+        1e-12,
+        "std(a*b+1)",
+    );
 }
