@@ -145,9 +145,9 @@ fn a_long_chain_fuses_into_one_kernel_and_is_right() {
     let y = a
         .mul(&b)
         .unwrap()
-        .add(&a.sin().unwrap())
+        .add(a.sin().unwrap())
         .unwrap()
-        .add(&b.cos().unwrap())
+        .add(b.cos().unwrap())
         .unwrap();
     assert_eq!(crossover::lower(std::slice::from_ref(&y)).unwrap().len(), 1);
     let want: Vec<f64> = xa
@@ -226,7 +226,7 @@ fn promotion_between_arrays() {
         0.0,
         "f32*i32",
     );
-    let cd = c.div(&c.add(1000).unwrap()).unwrap();
+    let cd = c.div(c.add(1000).unwrap()).unwrap();
     assert_eq!(cd.dtype(), DType::F64, "integer true division is float64");
 }
 
@@ -306,7 +306,7 @@ fn where_and_cast() {
     let n = 70_001;
     let (x, xs) = array(&[n], DType::F32, 12, -1.0, 1.0);
     let c = x.gt(0.25).unwrap();
-    let y = Array::where_(&c, &x.mul(&x).unwrap(), Scalar::Float(-1.0)).unwrap();
+    let y = Array::where_(&c, x.mul(&x).unwrap(), Scalar::Float(-1.0)).unwrap();
     let want: Vec<f64> = xs
         .iter()
         .map(|&v| {

@@ -8,14 +8,14 @@ fn a(shape: &[usize]) -> Array {
 
 #[test]
 fn shape_errors_name_the_op_and_shapes() {
-    match a(&[3, 4]).add(&a(&[5])) {
+    match a(&[3, 4]).add(a(&[5])) {
         Err(Error::Broadcast { op, lhs, rhs }) => {
             assert_eq!(op, "add");
             assert_eq!((lhs, rhs), (vec![3, 4], vec![5]));
         }
         other => panic!("{other:?}"),
     }
-    let e = Array::where_(&a(&[2]).gt(0.0).unwrap(), &a(&[3]), 0.0).unwrap_err();
+    let e = Array::where_(&a(&[2]).gt(0.0).unwrap(), a(&[3]), 0.0).unwrap_err();
     assert!(e.to_string().starts_with("where:"), "{e}");
     assert_eq!(e.kind(), ErrorKind::Value);
 }

@@ -13,9 +13,9 @@ fn string_and_api_agree() {
     let api = a
         .mul(&b)
         .unwrap()
-        .add(&a.sin().unwrap())
+        .add(a.sin().unwrap())
         .unwrap()
-        .add(&b.cos().unwrap())
+        .add(b.cos().unwrap())
         .unwrap();
     assert_eq!(s.to_vec::<f32>().unwrap(), api.to_vec::<f32>().unwrap());
     let w = evaluate(

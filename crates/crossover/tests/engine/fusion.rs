@@ -17,9 +17,9 @@ fn elementwise_chain_is_one_kernel_reading_each_input_once() {
     let y = a
         .mul(&b)
         .unwrap()
-        .add(&a.sin().unwrap())
+        .add(a.sin().unwrap())
         .unwrap()
-        .add(&b.cos().unwrap())
+        .add(b.cos().unwrap())
         .unwrap();
     let ks = lower(std::slice::from_ref(&y)).unwrap();
     assert_eq!(ks.len(), 1);
@@ -100,7 +100,7 @@ fn random_sources_fuse_into_their_reduction() {
     let pi = x
         .mul(&x)
         .unwrap()
-        .add(&y.mul(&y).unwrap())
+        .add(y.mul(&y).unwrap())
         .unwrap()
         .le(1.0)
         .unwrap()
@@ -114,7 +114,7 @@ fn random_sources_fuse_into_their_reduction() {
 #[test]
 fn broadcast_of_a_reduction_is_read_not_recomputed() {
     let (a, _) = inputs(128);
-    let centered = a.sub(&a.mean(Some(&[0]), true).unwrap()).unwrap();
+    let centered = a.sub(a.mean(Some(&[0]), true).unwrap()).unwrap();
     let ks = lower(std::slice::from_ref(&centered)).unwrap();
     assert_eq!(ks.len(), 2);
     assert_eq!(ks[0].reasons, vec![Boundary::Reduction]);
