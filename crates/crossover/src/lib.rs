@@ -35,6 +35,7 @@ pub mod exec;
 pub mod expr;
 pub mod fuse;
 pub mod graph;
+pub mod linalg;
 pub mod op;
 pub mod rng;
 pub mod shape;

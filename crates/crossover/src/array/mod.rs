@@ -7,6 +7,7 @@
 //! the buffer.
 
 mod elementwise;
+mod library;
 mod reduce;
 mod view;
 
