@@ -33,6 +33,7 @@ pub mod dtype;
 pub mod error;
 pub mod exec;
 pub mod expr;
+pub mod fft;
 pub mod fuse;
 pub mod graph;
 pub mod linalg;
