@@ -40,6 +40,7 @@ pub mod linalg;
 pub mod op;
 pub mod rng;
 pub mod shape;
+pub mod sparse;
 
 pub use array::{Array, Operand, Value};
 pub use dtype::{DType, Element, Scalar};
