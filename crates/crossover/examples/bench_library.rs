@@ -4,7 +4,9 @@
 //! Run: `cargo run --release -p crossover --example bench_library [-- OPS...]`
 //! (see scripts/bench_library.sh for the side-by-side run with NumPy/SciPy).
 
-use crossover::{Array, DType, Generator};
+use crossover::fft::{self, Norm};
+use crossover::sparse::Csr;
+use crossover::{linalg, Array, DType, Generator};
 use std::time::Instant;
 
 fn time(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
@@ -48,6 +50,61 @@ fn main() -> crossover::Result<()> {
                 }),
             );
         }
+    }
+    if want("solve_spd") {
+        let n = 2048;
+        let r = ready(rng.standard_normal(&[n, n], DType::F32)?);
+        // A = R R^T / n + I: symmetric positive definite, well conditioned.
+        let eye = ready(Array::from_vec(
+            (0..n * n)
+                .map(|i| if i % (n + 1) == 0 { 1.0f32 } else { 0.0 })
+                .collect(),
+            &[n, n],
+        )?);
+        let a = ready(r.matmul(&r.transpose()?)?.div(n as f64)?.add(&eye)?);
+        let b = ready(rng.standard_normal(&[n], DType::F32)?);
+        report(
+            "solve_spd",
+            n,
+            time(9, || {
+                linalg::solve_spd(&a, &b).unwrap().eval().unwrap();
+            }),
+        );
+    }
+    if want("svd") {
+        let n = 2048;
+        let a = ready(rng.standard_normal(&[n, n], DType::F32)?);
+        report(
+            "svd",
+            n,
+            time(5, || {
+                let (u, s, vt) = linalg::svd(&a).unwrap();
+                Array::eval_all(&[u, s, vt]).unwrap();
+            }),
+        );
+    }
+    if want("fft2") {
+        let n = 2048;
+        let x = ready(rng.standard_normal(&[n, n], DType::F32)?);
+        report(
+            "fft2",
+            n,
+            time(9, || {
+                fft::fft2(&x, Norm::Backward).unwrap().eval().unwrap();
+            }),
+        );
+    }
+    if want("sparse_matmul") {
+        let n = 4096;
+        let a = Csr::random(n, n, 0.01, 1, DType::F32)?;
+        let b = Csr::random(n, n, 0.01, 2, DType::F32)?;
+        report(
+            "sparse_matmul",
+            n,
+            time(9, || {
+                std::hint::black_box(a.matmul(&b).unwrap());
+            }),
+        );
     }
     Ok(())
 }

@@ -50,11 +50,11 @@ pub(super) fn spgemm(a: &Csr, b: &Csr) -> Result<Csr> {
     })
 }
 
-/// Per-thread dense accumulator of one output row.
+/// Per-thread dense accumulator of one output row. Between rows every
+/// `vals` entry is zero and every `flag` is 0.
 struct Accumulator<T> {
     vals: Vec<T>,
-    /// Row that last touched each column (`u32::MAX`: none).
-    mark: Vec<u32>,
+    flag: Vec<u8>,
     touched: Vec<u32>,
 }
 
@@ -94,7 +94,7 @@ fn spgemm_typed<T: SparseValue>(a: &CsrData, av: &[T], b: &CsrData, bv: &[T]) ->
         .map_init(
             || Accumulator {
                 vals: vec![T::default(); n],
-                mark: vec![u32::MAX; n],
+                flag: vec![0u8; n],
                 touched: Vec::new(),
             },
             |acc, c| row_chunk(a, av, b, bv, bounds[c], bounds[c + 1], acc),
@@ -110,26 +110,43 @@ fn spgemm_typed<T: SparseValue>(a: &CsrData, av: &[T], b: &CsrData, bv: &[T]) ->
         }
     }
     let total = indptr[m];
-    let mut indices = vec![0u32; total];
-    let mut values = vec![T::default(); total];
-    let mut idx_parts = Vec::with_capacity(chunks.len());
-    let mut val_parts = Vec::with_capacity(chunks.len());
-    let (mut ri, mut rv) = (&mut indices[..], &mut values[..]);
-    for ch in &chunks {
-        let (hi, ti) = std::mem::take(&mut ri).split_at_mut(ch.indices.len());
-        let (hv, tv) = std::mem::take(&mut rv).split_at_mut(ch.values.len());
-        idx_parts.push(hi);
-        val_parts.push(hv);
-        ri = ti;
-        rv = tv;
+    // Fill the final arrays without zeroing them first: each chunk copies
+    // into its own disjoint range of the spare capacity.
+    let mut indices: Vec<u32> = Vec::with_capacity(total);
+    let mut values: Vec<T> = Vec::with_capacity(total);
+    {
+        let mut idx_parts = Vec::with_capacity(chunks.len());
+        let mut val_parts = Vec::with_capacity(chunks.len());
+        let (mut ri, mut rv) = (
+            &mut indices.spare_capacity_mut()[..total],
+            &mut values.spare_capacity_mut()[..total],
+        );
+        for ch in &chunks {
+            let (hi, ti) = std::mem::take(&mut ri).split_at_mut(ch.indices.len());
+            let (hv, tv) = std::mem::take(&mut rv).split_at_mut(ch.values.len());
+            idx_parts.push(hi);
+            val_parts.push(hv);
+            ri = ti;
+            rv = tv;
+        }
+        chunks
+            .par_iter()
+            .zip(idx_parts.into_par_iter().zip(val_parts))
+            .for_each(|(ch, (di, dv))| {
+                for (d, &s) in di.iter_mut().zip(&ch.indices) {
+                    d.write(s);
+                }
+                for (d, &s) in dv.iter_mut().zip(&ch.values) {
+                    d.write(s);
+                }
+            });
     }
-    chunks
-        .par_iter()
-        .zip(idx_parts.into_par_iter().zip(val_parts))
-        .for_each(|(ch, (di, dv))| {
-            di.copy_from_slice(&ch.indices);
-            dv.copy_from_slice(&ch.values);
-        });
+    // SAFETY: the chunks' lengths add up to `total`, and every slot of
+    // 0..total was written above.
+    unsafe {
+        indices.set_len(total);
+        values.set_len(total);
+    }
     Csr::new_unchecked(m, n, indptr, indices, T::wrap(values))
 }
 
@@ -144,47 +161,88 @@ fn row_chunk<T: SparseValue>(
 ) -> Chunk<T> {
     let n = b.ncols;
     let zero = T::default();
-    let mut out = Chunk {
+    // Reserve the chunk's upper bound once (products, at most n per row),
+    // so the output never reallocates.
+    let bound: usize = (r0..r1)
+        .map(|i| {
+            let p: usize = a.indices[a.indptr[i]..a.indptr[i + 1]]
+                .iter()
+                .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
+                .sum();
+            p.min(n)
+        })
+        .sum();
+    let mut out: Chunk<T> = Chunk {
         row_nnz: Vec::with_capacity(r1 - r0),
-        indices: Vec::new(),
-        values: Vec::new(),
+        indices: Vec::with_capacity(bound + n),
+        values: Vec::with_capacity(bound + n),
     };
-    let (vals, mark) = (&mut acc.vals[..], &mut acc.mark[..]);
+    let (vals, flag) = (&mut acc.vals[..], &mut acc.flag[..]);
     for i in r0..r1 {
-        let stamp = i as u32;
-        acc.touched.clear();
-        for p in a.indptr[i]..a.indptr[i + 1] {
-            let k = a.indices[p] as usize;
-            let x = av[p];
-            let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
-            for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
-                let j = j as usize;
-                if mark[j] != stamp {
-                    mark[j] = stamp;
-                    vals[j] = x * y;
-                    acc.touched.push(j as u32);
-                } else {
+        let (p0, p1) = (a.indptr[i], a.indptr[i + 1]);
+        let products: usize = a.indices[p0..p1]
+            .iter()
+            .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
+            .sum();
+        let before = out.indices.len();
+        if products * 4 >= n {
+            // Dense row: accumulate without branches, then compact the
+            // whole accumulator in column order (sorted for free).
+            for p in p0..p1 {
+                let k = a.indices[p] as usize;
+                let x = av[p];
+                let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
+                for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
+                    let j = j as usize;
                     vals[j] += x * y;
+                    flag[j] = 1;
                 }
             }
-        }
-        let before = out.indices.len();
-        if acc.touched.len() * 12 > n {
-            // Dense row: a scan of the marks is cheaper than a sort.
-            for (j, (&s, &v)) in mark.iter().zip(vals.iter()).enumerate() {
-                if s == stamp && v != zero {
-                    out.indices.push(j as u32);
-                    out.values.push(v);
+            out.indices.reserve(n);
+            out.values.reserve(n);
+            let (ip, vp) = (out.indices.as_mut_ptr(), out.values.as_mut_ptr());
+            let mut cnt = before;
+            for j in 0..n {
+                let (f, v) = (flag[j], vals[j]);
+                // SAFETY: capacity holds before + n >= cnt + 1 entries.
+                unsafe {
+                    *ip.add(cnt) = j as u32;
+                    *vp.add(cnt) = v;
                 }
+                cnt += (f != 0 && v != zero) as usize;
+                flag[j] = 0;
+                vals[j] = zero;
+            }
+            // SAFETY: entries before..cnt were written above.
+            unsafe {
+                out.indices.set_len(cnt);
+                out.values.set_len(cnt);
             }
         } else {
+            acc.touched.clear();
+            for p in p0..p1 {
+                let k = a.indices[p] as usize;
+                let x = av[p];
+                let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
+                for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
+                    let ju = j as usize;
+                    if flag[ju] == 0 {
+                        flag[ju] = 1;
+                        acc.touched.push(j);
+                    }
+                    vals[ju] += x * y;
+                }
+            }
             acc.touched.sort_unstable();
             for &j in &acc.touched {
-                let v = vals[j as usize];
+                let ju = j as usize;
+                let v = vals[ju];
                 if v != zero {
                     out.indices.push(j);
                     out.values.push(v);
                 }
+                vals[ju] = zero;
+                flag[ju] = 0;
             }
         }
         out.row_nnz.push(out.indices.len() - before);
