@@ -33,11 +33,14 @@ pub mod dtype;
 pub mod error;
 pub mod exec;
 pub mod expr;
+pub mod fft;
 pub mod fuse;
 pub mod graph;
+pub mod linalg;
 pub mod op;
 pub mod rng;
 pub mod shape;
+pub mod sparse;
 
 pub use array::{Array, Operand, Value};
 pub use dtype::{DType, Element, Scalar};

@@ -27,10 +27,16 @@ pub enum UnaryOp {
     Ceil,
     /// Logical not (bool only).
     Not,
+    /// Complex conjugate (identity on reals).
+    Conj,
+    /// Real part (complex to real; identity on reals).
+    Real,
+    /// Imaginary part (complex to real; zero for reals).
+    Imag,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 13] = [
+    pub const ALL: [UnaryOp; 16] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -44,6 +50,9 @@ impl UnaryOp {
         UnaryOp::Floor,
         UnaryOp::Ceil,
         UnaryOp::Not,
+        UnaryOp::Conj,
+        UnaryOp::Real,
+        UnaryOp::Imag,
     ];
 
     pub fn name(self) -> &'static str {
@@ -61,6 +70,9 @@ impl UnaryOp {
             UnaryOp::Floor => "floor",
             UnaryOp::Ceil => "ceil",
             UnaryOp::Not => "logical_not",
+            UnaryOp::Conj => "conj",
+            UnaryOp::Real => "real",
+            UnaryOp::Imag => "imag",
         }
     }
 

@@ -75,11 +75,7 @@ fn common_dtype(ops: &[&Operand]) -> DType {
 
 fn no_complex(op: &'static str, d: DType) -> Result<()> {
     if d.is_complex() {
-        return Err(Error::dtype(
-            op,
-            d,
-            "complex elementwise math is not supported yet",
-        ));
+        return Err(Error::dtype(op, d, "is not defined for complex numbers"));
     }
     Ok(())
 }
@@ -91,8 +87,13 @@ impl Array {
         if dtype == self.dtype() {
             return Ok(self.clone());
         }
-        no_complex("cast", dtype)?;
-        no_complex("cast", self.dtype())?;
+        if self.dtype().is_complex() && !dtype.is_complex() {
+            return Err(Error::dtype(
+                "cast",
+                self.dtype(),
+                format!("cannot cast complex to {dtype}; use real(), imag() or abs()"),
+            ));
+        }
         Ok(Array::new_node(
             Op::Cast,
             self.shape().to_vec(),
@@ -103,7 +104,6 @@ impl Array {
 
     /// A new array with the same values in fresh contiguous memory.
     pub fn copy(&self) -> Result<Array> {
-        no_complex("copy", self.dtype())?;
         Ok(Array::new_node(
             Op::Cast,
             self.shape().to_vec(),
@@ -132,12 +132,25 @@ impl Array {
         let (lhs, rhs) = (lhs.into(), rhs.into());
         let name = op.name();
         let common = common_dtype(&[&lhs, &rhs]);
-        no_complex(name, common)?;
+        if common.is_complex()
+            && !matches!(
+                op,
+                BinaryOp::Add
+                    | BinaryOp::Sub
+                    | BinaryOp::Mul
+                    | BinaryOp::Div
+                    | BinaryOp::Pow
+                    | BinaryOp::Eq
+                    | BinaryOp::Ne
+            )
+        {
+            no_complex(name, common)?;
+        }
         let shape = broadcast_shapes(name, Self::shape_of(&lhs), Self::shape_of(&rhs))?;
         // The dtype the op computes in, the op actually run, the result dtype.
         let (compute, op, result) = match op {
             BinaryOp::Div => {
-                let c = if common.is_float() {
+                let c = if common.is_float() || common.is_complex() {
                     common
                 } else {
                     DType::F64
@@ -167,8 +180,12 @@ impl Array {
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {
         let name = op.name();
         let d = self.dtype();
-        no_complex(name, d)?;
+        if d.is_complex() {
+            return self.unary_complex(op);
+        }
         let (input, op) = match op {
+            UnaryOp::Conj | UnaryOp::Real => return Ok(self.clone()),
+            UnaryOp::Imag => return Array::zeros(self.shape(), d),
             UnaryOp::Neg if d.is_bool() => {
                 return Err(Error::dtype(
                     name,
@@ -193,11 +210,29 @@ impl Array {
         ))
     }
 
+    /// Functions of a complex argument (see [`crate::cpu`]'s complex
+    /// kernels): `abs`, `real` and `imag` give the real dtype.
+    fn unary_complex(&self, op: UnaryOp) -> Result<Array> {
+        let d = self.dtype();
+        let dtype = match op {
+            UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => d.real_part(),
+            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Not => {
+                return no_complex(op.name(), d).map(|_| self.clone())
+            }
+            _ => d,
+        };
+        Ok(Array::new_node(
+            Op::Unary(op),
+            self.shape().to_vec(),
+            dtype,
+            vec![self.clone()],
+        ))
+    }
+
     /// `where(cond, x, y)`: elements of `x` where `cond` is true, else `y`.
     pub fn where_(cond: &Array, x: impl Into<Operand>, y: impl Into<Operand>) -> Result<Array> {
         let (x, y) = (x.into(), y.into());
         let dtype = common_dtype(&[&x, &y]);
-        no_complex("where", dtype)?;
         let shape = broadcast_shapes("where", cond.shape(), Self::shape_of(&x))?;
         let shape = broadcast_shapes("where", &shape, Self::shape_of(&y))?;
         let c = cond.cast(DType::Bool)?.broadcast_to_for("where", &shape)?;
@@ -263,4 +298,22 @@ unary_methods! {
     neg => Neg, abs => Abs, sqrt => Sqrt, exp => Exp, log => Log, sin => Sin,
     cos => Cos, tan => Tan, tanh => Tanh, square => Square, floor => Floor,
     ceil => Ceil, logical_not => Not,
+}
+
+impl Array {
+    /// The complex conjugate (the array itself for real dtypes).
+    pub fn conj(&self) -> Result<Array> {
+        self.unary(UnaryOp::Conj)
+    }
+
+    /// The real part: complex64 -> float32, complex128 -> float64; the
+    /// array itself for real dtypes.
+    pub fn real(&self) -> Result<Array> {
+        self.unary(UnaryOp::Real)
+    }
+
+    /// The imaginary part (zeros of the same dtype for real arrays).
+    pub fn imag(&self) -> Result<Array> {
+        self.unary(UnaryOp::Imag)
+    }
 }

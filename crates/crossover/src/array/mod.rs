@@ -7,6 +7,7 @@
 //! the buffer.
 
 mod elementwise;
+mod library;
 mod reduce;
 mod view;
 
@@ -200,13 +201,7 @@ impl Array {
     /// An array with every element equal to `value` (computed lazily: a
     /// constant costs no memory inside a fused kernel).
     pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
-        if dtype.is_complex() {
-            return Err(Error::dtype(
-                "full",
-                dtype,
-                "complex constants are not supported yet",
-            ));
-        }
+        // Complex dtypes hold the (real) scalar with a zero imaginary part.
         Ok(Array::new_node(
             Op::Full(value.into()),
             shape.to_vec(),

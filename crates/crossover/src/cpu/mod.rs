@@ -4,6 +4,7 @@
 //! interpreter ([`interp`]); work below a size threshold runs on the calling
 //! thread with no thread-pool dispatch, so small arrays stay cheap.
 
+mod complex;
 pub mod gather;
 pub mod interp;
 pub mod math;
@@ -202,6 +203,9 @@ fn run_fused(
     sources: &[KernelSource],
     reduce: Option<&ReducePlan>,
 ) -> Result<Vec<Value>> {
+    if complex::is_complex(program) {
+        return complex::run_fused(k, program, sources, reduce);
+    }
     // Keep the source buffers alive while the kernel reads them.
     let mut values = Vec::with_capacity(sources.len());
     for s in sources {

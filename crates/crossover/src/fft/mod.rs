@@ -1,0 +1,810 @@
+//! Fast Fourier transforms (NumPy's `numpy.fft` interface) on
+//! [rustfft](https://docs.rs/rustfft) and [realfft](https://docs.rs/realfft).
+//!
+//! Any length works (not only powers of two). float32 and complex64 inputs
+//! transform in single precision (complex64 results), everything else in
+//! double precision (complex128). Plans are cached per (length, direction,
+//! precision) in a bounded cache; batches of rows and the column passes of
+//! 2-D transforms run on all of the engine's threads.
+//!
+//! The transforms are library calls: lazy, their own kernel, and their
+//! outputs feed fused elementwise kernels.
+//!
+//! ```
+//! use crossover::{Array, fft::{self, Norm}};
+//! use num_complex::Complex64;
+//! let x = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[4])?;
+//! let y = fft::fft(&x, None, -1, Norm::Backward)?;
+//! let v = y.to_vec::<Complex64>()?;
+//! assert_eq!(v[0], Complex64::new(10.0, 0.0));
+//! assert_eq!(v[1], Complex64::new(-2.0, 2.0));
+//! let back = fft::ifft(&y, None, -1, Norm::Backward)?.to_vec::<Complex64>()?;
+//! assert!((back[3].re - 4.0).abs() < 1e-12);
+//! # Ok::<(), crossover::Error>(())
+//! ```
+
+mod kernels;
+
+pub use kernels::{cached_plans, PLAN_CACHE_CAPACITY};
+
+use crate::array::{Array, Value};
+use crate::buffer::{Buffer, Storage};
+use crate::cpu::gather::for_each_position;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::op::LibraryOp;
+use crate::shape::{normalize_axis, numel, Layout};
+use kernels::{c2c_axis, c2r_rows, hermitian_fill, r2c_rows, FftFloat};
+use num_complex::{Complex, Complex32, Complex64};
+use std::sync::Arc;
+
+/// Normalisation of a transform pair, like NumPy's `norm` argument.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Norm {
+    /// Forward unscaled, inverse scaled by `1/n` (NumPy's default).
+    #[default]
+    Backward,
+    /// Both scaled by `1/sqrt(n)` (unitary).
+    Ortho,
+    /// Forward scaled by `1/n`, inverse unscaled.
+    Forward,
+}
+
+impl Norm {
+    /// Parses NumPy's names (`"backward"`, `"ortho"`, `"forward"`).
+    pub fn parse(s: &str) -> Option<Norm> {
+        match s {
+            "backward" => Some(Norm::Backward),
+            "ortho" => Some(Norm::Ortho),
+            "forward" => Some(Norm::Forward),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Norm::Backward => "backward",
+            Norm::Ortho => "ortho",
+            Norm::Forward => "forward",
+        }
+    }
+
+    /// The factor applied to a transform of `n` points in this direction.
+    fn factor(self, n: usize, inverse: bool) -> Option<f64> {
+        let n = n as f64;
+        match (self, inverse) {
+            (Norm::Backward, false) | (Norm::Forward, true) => None,
+            (Norm::Ortho, _) => Some(1.0 / n.sqrt()),
+            _ => Some(1.0 / n),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Complex transform along one axis.
+    C2c { axis: usize, inverse: bool },
+    /// Complex transform over the last two axes.
+    C2c2 { inverse: bool },
+    /// Forward transform of real input along the last axis (`two_d`: and
+    /// the one before), full complex output by Hermitian symmetry.
+    RealFull { two_d: bool },
+    /// `rfft` along one axis.
+    R2c { axis: usize },
+    /// `rfft2` over the last two axes.
+    R2c2,
+    /// `irfft` along one axis.
+    C2r { axis: usize },
+    /// `irfft2` over the last two axes.
+    C2r2,
+}
+
+#[derive(Debug)]
+struct FftOp {
+    name: &'static str,
+    kind: Kind,
+    in_shape: Vec<usize>,
+    out_shape: Vec<usize>,
+    /// The dtype of the output.
+    out_dtype: DType,
+    norm: Norm,
+}
+
+impl LibraryOp for FftOp {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn key(&self) -> String {
+        format!(
+            "{} {:?}->{:?} {} {}",
+            self.name,
+            self.in_shape,
+            self.out_shape,
+            self.out_dtype,
+            self.norm.name()
+        )
+    }
+
+    fn flops(&self) -> f64 {
+        let n = numel(&self.out_shape).max(1) as f64;
+        5.0 * n * n.log2().max(1.0)
+    }
+
+    fn bytes(&self) -> f64 {
+        (numel(&self.in_shape) + numel(&self.out_shape)) as f64 * self.out_dtype.size() as f64
+    }
+
+    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+        let x = &inputs[0];
+        let v = match self.out_dtype.real_part() {
+            DType::F32 => crate::linalg::run_library(self.name, |_| self.run::<f32>(x)),
+            _ => crate::linalg::run_library(self.name, |_| self.run::<f64>(x)),
+        }?;
+        Ok(vec![v])
+    }
+}
+
+/// Storage types for `Complex<T>` and `T`.
+trait Precision: FftFloat {
+    const REAL: DType;
+    const COMPLEX: DType;
+}
+impl Precision for f32 {
+    const REAL: DType = DType::F32;
+    const COMPLEX: DType = DType::C64;
+}
+impl Precision for f64 {
+    const REAL: DType = DType::F64;
+    const COMPLEX: DType = DType::C128;
+}
+
+/// Typed mutable slice of a buffer whose storage is `Complex<T>` or `T`.
+fn slice_mut<U: Copy>(buf: &mut Buffer, dtype: DType) -> &mut [U] {
+    assert_eq!(buf.dtype(), dtype, "fft buffer dtype");
+    assert_eq!(std::mem::size_of::<U>(), dtype.size(), "fft element size");
+    let len = buf.len();
+    let ptr: *mut u8 = match dtype {
+        DType::F32 => buf.as_mut_slice::<f32>().as_mut_ptr().cast(),
+        DType::F64 => buf.as_mut_slice::<f64>().as_mut_ptr().cast(),
+        DType::C64 => buf.as_mut_slice::<Complex32>().as_mut_ptr().cast(),
+        DType::C128 => buf.as_mut_slice::<Complex64>().as_mut_ptr().cast(),
+        d => unreachable!("no fft buffers of {d}"),
+    };
+    // SAFETY: U is the storage type of `dtype` (same size, checked; the
+    // callers pair T/Complex<T> with Precision::REAL/COMPLEX).
+    unsafe { std::slice::from_raw_parts_mut(ptr.cast::<U>(), len) }
+}
+
+/// Source elements convertible to the working precision.
+trait Load: Storage {
+    fn re_im<T: FftFloat>(self) -> (T, T);
+}
+impl Load for f32 {
+    fn re_im<T: FftFloat>(self) -> (T, T) {
+        (T::of(self as f64), T::of(0.0))
+    }
+}
+impl Load for f64 {
+    fn re_im<T: FftFloat>(self) -> (T, T) {
+        (T::of(self), T::of(0.0))
+    }
+}
+impl Load for Complex32 {
+    fn re_im<T: FftFloat>(self) -> (T, T) {
+        (T::of(self.re as f64), T::of(self.im as f64))
+    }
+}
+impl Load for Complex64 {
+    fn re_im<T: FftFloat>(self) -> (T, T) {
+        (T::of(self.re), T::of(self.im))
+    }
+}
+
+/// Copies the overlap of `src` (any layout, shape `layout.shape`) into the
+/// row-major `dst` of shape `dst_shape` (same rank), zero elsewhere:
+/// crops and zero-pads axes like NumPy's `n` arguments.
+fn load<S: Load, D: Copy>(
+    src: &[S],
+    layout: &Layout,
+    dst: &mut [D],
+    dst_shape: &[usize],
+    conv: impl Fn(S) -> D,
+    zero: D,
+) {
+    let common: Vec<usize> = layout
+        .shape
+        .iter()
+        .zip(dst_shape)
+        .map(|(&a, &b)| a.min(b))
+        .collect();
+    if common != dst_shape {
+        dst.fill(zero);
+    }
+    if numel(&common) == 0 {
+        return;
+    }
+    let view = Layout {
+        shape: common.clone(),
+        strides: layout.strides.clone(),
+        offset: layout.offset,
+    };
+    if common == dst_shape {
+        let mut i = 0;
+        for_each_position(&view, |p| {
+            dst[i] = conv(src[p]);
+            i += 1;
+        });
+        return;
+    }
+    // Row-major walk of the common region, mapped into dst.
+    let nd = common.len();
+    let dst_strides = crate::shape::contiguous_strides(dst_shape);
+    let mut idx = vec![0usize; nd];
+    for_each_position(&view, |p| {
+        let q: isize = idx
+            .iter()
+            .zip(&dst_strides)
+            .map(|(&i, &s)| i as isize * s)
+            .sum();
+        dst[q as usize] = conv(src[p]);
+        for d in (0..nd).rev() {
+            idx[d] += 1;
+            if idx[d] < common[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    });
+}
+
+fn load_complex<T: Precision>(x: &Value, layout: &Layout, dst: &mut [Complex<T>], shape: &[usize]) {
+    let zero = Complex::new(T::of(0.0), T::of(0.0));
+    fn c<S: Load, T: FftFloat>(s: S) -> Complex<T> {
+        let (re, im) = s.re_im::<T>();
+        Complex::new(re, im)
+    }
+    match x.buffer.dtype() {
+        DType::F32 => load(
+            x.buffer.as_slice::<f32>(),
+            layout,
+            dst,
+            shape,
+            c::<f32, T>,
+            zero,
+        ),
+        DType::F64 => load(
+            x.buffer.as_slice::<f64>(),
+            layout,
+            dst,
+            shape,
+            c::<f64, T>,
+            zero,
+        ),
+        DType::C64 => load(
+            x.buffer.as_slice::<Complex32>(),
+            layout,
+            dst,
+            shape,
+            c::<Complex32, T>,
+            zero,
+        ),
+        DType::C128 => load(
+            x.buffer.as_slice::<Complex64>(),
+            layout,
+            dst,
+            shape,
+            c::<Complex64, T>,
+            zero,
+        ),
+        d => unreachable!("fft inputs are cast to float or complex, got {d}"),
+    }
+}
+
+fn load_real<T: Precision>(x: &Value, layout: &Layout, dst: &mut [T], shape: &[usize]) {
+    let zero = T::of(0.0);
+    match x.buffer.dtype() {
+        DType::F32 => load(
+            x.buffer.as_slice::<f32>(),
+            layout,
+            dst,
+            shape,
+            |s| s.re_im::<T>().0,
+            zero,
+        ),
+        DType::F64 => load(
+            x.buffer.as_slice::<f64>(),
+            layout,
+            dst,
+            shape,
+            |s| s.re_im::<T>().0,
+            zero,
+        ),
+        d => unreachable!("real fft inputs are real, got {d}"),
+    }
+}
+
+/// `(outer, n, inner)` around `axis` of a row-major shape.
+fn split3(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    (
+        numel(&shape[..axis]),
+        shape[axis],
+        numel(&shape[axis + 1..]),
+    )
+}
+
+/// A permutation moving `axis` last.
+fn axis_last(nd: usize, axis: usize) -> Vec<usize> {
+    (0..nd).filter(|&d| d != axis).chain([axis]).collect()
+}
+
+impl FftOp {
+    fn scale<T: FftFloat>(&self, n: usize, inverse: bool) -> Option<T> {
+        self.norm.factor(n, inverse).map(<T as FftFloat>::of)
+    }
+
+    fn run<T: Precision>(&self, x: &Value) -> Result<Value> {
+        let out_shape = &self.out_shape;
+        let nd = out_shape.len();
+        let mut out = Buffer::alloc(self.out_dtype, numel(out_shape))?;
+        match self.kind {
+            Kind::C2c { axis, inverse } => {
+                let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
+                load_complex::<T>(x, &x.layout, o, out_shape);
+                let (outer, n, inner) = split3(out_shape, axis);
+                c2c_axis(o, outer, n, inner, inner, inverse, self.scale(n, inverse));
+            }
+            Kind::C2c2 { inverse } => {
+                let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
+                load_complex::<T>(x, &x.layout, o, out_shape);
+                let (n1, n2) = (out_shape[nd - 2], out_shape[nd - 1]);
+                let batch = numel(&out_shape[..nd - 2]);
+                c2c_axis(o, batch * n1, n2, 1, 1, inverse, None);
+                c2c_axis(o, batch, n1, n2, n2, inverse, self.scale(n1 * n2, inverse));
+            }
+            Kind::RealFull { two_d } => {
+                let mut real = vec![T::of(0.0); numel(out_shape)];
+                load_real::<T>(x, &x.layout, &mut real, out_shape);
+                let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
+                let n2 = out_shape[nd - 1];
+                let h = n2 / 2 + 1;
+                if two_d {
+                    let n1 = out_shape[nd - 2];
+                    let batch = numel(&out_shape[..nd - 2]);
+                    r2c_rows(&real, n2, o, n2, None);
+                    c2c_axis(
+                        o,
+                        batch,
+                        n1,
+                        n2,
+                        h.min(n2),
+                        false,
+                        self.scale(n1 * n2, false),
+                    );
+                    hermitian_fill(o, n1, n2);
+                } else {
+                    r2c_rows(&real, n2, o, n2, self.scale(n2, false));
+                    hermitian_fill(o, 1, n2);
+                }
+            }
+            Kind::R2c { axis } | Kind::C2r { axis } if axis != nd - 1 => {
+                // Move the axis last, transform rows, move it back.
+                let perm = axis_last(nd, axis);
+                let in_perm = x.layout.permute(self.name, &perm)?;
+                let out_perm_shape: Vec<usize> = perm.iter().map(|&d| out_shape[d]).collect();
+                let last = if let Kind::R2c { .. } = self.kind {
+                    let mut work_shape = out_perm_shape.clone();
+                    // Input rows hold the real length n (2 * (h - 1) or
+                    // 2 * h - 1): recover it from the recorded shapes.
+                    work_shape[nd - 1] = self.real_len(axis);
+                    let mut real = vec![T::of(0.0); numel(&work_shape)];
+                    load_real::<T>(x, &in_perm, &mut real, &work_shape);
+                    let mut tmp =
+                        vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&out_perm_shape)];
+                    let n = work_shape[nd - 1];
+                    r2c_rows(
+                        &real,
+                        n,
+                        &mut tmp,
+                        out_perm_shape[nd - 1],
+                        self.scale(n, false),
+                    );
+                    Perm::Complex(tmp)
+                } else {
+                    let n = out_perm_shape[nd - 1];
+                    let mut work_shape = out_perm_shape.clone();
+                    work_shape[nd - 1] = n / 2 + 1;
+                    let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
+                    load_complex::<T>(x, &in_perm, &mut spec, &work_shape);
+                    let mut tmp = vec![T::of(0.0); numel(&out_perm_shape)];
+                    c2r_rows(&spec, n, &mut tmp, self.scale(n, true));
+                    Perm::Real(tmp)
+                };
+                let out_view = Layout::contiguous(out_shape).permute(self.name, &perm)?;
+                let mut i = 0;
+                match last {
+                    Perm::Complex(tmp) => {
+                        let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
+                        for_each_position(&out_view, |p| {
+                            o[p] = tmp[i];
+                            i += 1;
+                        });
+                    }
+                    Perm::Real(tmp) => {
+                        let o = slice_mut::<T>(&mut out, T::REAL);
+                        for_each_position(&out_view, |p| {
+                            o[p] = tmp[i];
+                            i += 1;
+                        });
+                    }
+                }
+            }
+            Kind::R2c { axis } => {
+                let mut work_shape = out_shape.clone();
+                work_shape[nd - 1] = self.real_len(axis);
+                let n = work_shape[nd - 1];
+                let mut real = vec![T::of(0.0); numel(&work_shape)];
+                load_real::<T>(x, &x.layout, &mut real, &work_shape);
+                let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
+                r2c_rows(&real, n, o, out_shape[nd - 1], self.scale(n, false));
+            }
+            Kind::R2c2 => {
+                let mut work_shape = out_shape.clone();
+                work_shape[nd - 1] = self.real_len(nd - 1);
+                let (n1, n2) = (work_shape[nd - 2], work_shape[nd - 1]);
+                let h = out_shape[nd - 1];
+                let batch = numel(&out_shape[..nd - 2]);
+                let mut real = vec![T::of(0.0); numel(&work_shape)];
+                load_real::<T>(x, &x.layout, &mut real, &work_shape);
+                let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
+                r2c_rows(&real, n2, o, h, None);
+                c2c_axis(o, batch, n1, h, h, false, self.scale(n1 * n2, false));
+            }
+            Kind::C2r { .. } => {
+                let n = out_shape[nd - 1];
+                let mut work_shape = out_shape.clone();
+                work_shape[nd - 1] = n / 2 + 1;
+                let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
+                load_complex::<T>(x, &x.layout, &mut spec, &work_shape);
+                let o = slice_mut::<T>(&mut out, T::REAL);
+                c2r_rows(&spec, n, o, self.scale(n, true));
+            }
+            Kind::C2r2 => {
+                let (n1, n2) = (out_shape[nd - 2], out_shape[nd - 1]);
+                let h = n2 / 2 + 1;
+                let batch = numel(&out_shape[..nd - 2]);
+                let mut work_shape = out_shape.clone();
+                work_shape[nd - 1] = h;
+                let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
+                load_complex::<T>(x, &x.layout, &mut spec, &work_shape);
+                c2c_axis(&mut spec, batch, n1, h, h, true, None);
+                let o = slice_mut::<T>(&mut out, T::REAL);
+                c2r_rows(&spec, n2, o, self.scale(n1 * n2, true));
+            }
+        }
+        Ok(Value {
+            buffer: Arc::new(out),
+            layout: Layout::contiguous(out_shape),
+        })
+    }
+
+    /// The real signal length of an `rfft` along `axis` (kept in the
+    /// recorded input shape after cropping/padding).
+    fn real_len(&self, axis: usize) -> usize {
+        self.in_shape[axis]
+    }
+}
+
+enum Perm<T: FftFloat> {
+    Complex(Vec<Complex<T>>),
+    Real(Vec<T>),
+}
+
+// ---- recording --------------------------------------------------------------
+
+/// The dtypes of a transform's input: (working input dtype, complex output).
+fn dtypes(op: &'static str, d: DType) -> Result<(DType, DType)> {
+    match d {
+        DType::F32 => Ok((DType::F32, DType::C64)),
+        DType::C64 => Ok((DType::C64, DType::C64)),
+        DType::F64 | DType::I32 | DType::I64 => Ok((DType::F64, DType::C128)),
+        DType::C128 => Ok((DType::C128, DType::C128)),
+        DType::Bool => Err(Error::dtype(op, d, "needs numeric input")),
+    }
+}
+
+fn check_len(op: &'static str, n: usize, what: &str) -> Result<()> {
+    if n == 0 {
+        return Err(Error::invalid(
+            op,
+            format!("invalid number of data points (0) {what}"),
+        ));
+    }
+    Ok(())
+}
+
+fn record(
+    name: &'static str,
+    kind: Kind,
+    x: &Array,
+    in_shape: Vec<usize>,
+    out_shape: Vec<usize>,
+    out_dtype: DType,
+    norm: Norm,
+) -> Result<Array> {
+    let op = FftOp {
+        name,
+        kind,
+        in_shape,
+        out_shape: out_shape.clone(),
+        out_dtype,
+        norm,
+    };
+    Array::library(Box::new(op), vec![(out_shape, out_dtype)], vec![x.clone()])
+        .pop()
+        .ok_or_else(|| Error::internal(name, "library call made no output"))
+}
+
+fn c2c(
+    name: &'static str,
+    x: &Array,
+    n: Option<usize>,
+    axis: isize,
+    norm: Norm,
+    inverse: bool,
+) -> Result<Array> {
+    let (work, out) = dtypes(name, x.dtype())?;
+    if x.ndim() == 0 {
+        return Err(Error::shape(
+            name,
+            x.shape(),
+            "needs at least one dimension",
+        ));
+    }
+    let ax = normalize_axis(name, axis, x.ndim())?;
+    let n = n.unwrap_or(x.shape()[ax]);
+    check_len(name, n, "along the axis")?;
+    let x = x.cast(work)?;
+    let mut shape = x.shape().to_vec();
+    shape[ax] = n;
+    // Real input along the last axis: half the work, then symmetry.
+    let kind = if !inverse && !work.is_complex() && ax == shape.len() - 1 {
+        Kind::RealFull { two_d: false }
+    } else {
+        Kind::C2c { axis: ax, inverse }
+    };
+    record(name, kind, &x, shape.clone(), shape, out, norm)
+}
+
+/// The discrete Fourier transform along `axis` (NumPy's `fft.fft`):
+/// `y[k] = sum_j x[j] exp(-2 pi i j k / n)`, with the input cropped or
+/// zero-padded to `n` points when given.
+///
+/// # Errors
+/// [`Error::Axis`] for a bad axis; [`Error::InvalidArgument`] for `n = 0`
+/// or an empty axis; [`Error::DType`] for bool input.
+///
+/// ```
+/// use crossover::{Array, fft::{self, Norm}};
+/// use num_complex::Complex32;
+/// let x = Array::from_vec(vec![1.0f32, 0.0, 0.0], &[3])?;
+/// let y = fft::fft(&x, None, -1, Norm::Backward)?.to_vec::<Complex32>()?;
+/// assert_eq!(y, vec![Complex32::new(1.0, 0.0); 3]);
+/// # Ok::<(), crossover::Error>(())
+/// ```
+pub fn fft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Array> {
+    c2c("fft", x, n, axis, norm, false)
+}
+
+/// The inverse of [`fft`] (NumPy's `fft.ifft`).
+///
+/// # Errors
+/// As [`fft`].
+pub fn ifft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Array> {
+    c2c("ifft", x, n, axis, norm, true)
+}
+
+fn c2c2(name: &'static str, x: &Array, norm: Norm, inverse: bool) -> Result<Array> {
+    let (work, out) = dtypes(name, x.dtype())?;
+    if x.ndim() < 2 {
+        return Err(Error::shape(
+            name,
+            x.shape(),
+            "needs at least two dimensions",
+        ));
+    }
+    let nd = x.ndim();
+    check_len(
+        name,
+        x.shape()[nd - 1] * x.shape()[nd - 2],
+        "in the last two axes",
+    )?;
+    let x = x.cast(work)?;
+    let shape = x.shape().to_vec();
+    let kind = if !inverse && !work.is_complex() {
+        Kind::RealFull { two_d: true }
+    } else {
+        Kind::C2c2 { inverse }
+    };
+    record(name, kind, &x, shape.clone(), shape, out, norm)
+}
+
+/// The 2-D transform over the last two axes (NumPy's `fft.fft2`). Real
+/// input takes the fast path (a real transform of each row, then the
+/// columns of half the spectrum, then Hermitian symmetry).
+///
+/// # Errors
+/// [`Error::Shape`] for fewer than two dimensions;
+/// [`Error::InvalidArgument`] for an empty axis; [`Error::DType`] for bool.
+///
+/// ```
+/// use crossover::{Array, fft::{self, Norm}};
+/// use num_complex::Complex64;
+/// let x = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let y = fft::fft2(&x, Norm::Backward)?.to_vec::<Complex64>()?;
+/// assert_eq!(y[0], Complex64::new(10.0, 0.0));
+/// assert_eq!(y[3], Complex64::new(0.0, 0.0));
+/// # Ok::<(), crossover::Error>(())
+/// ```
+pub fn fft2(x: &Array, norm: Norm) -> Result<Array> {
+    c2c2("fft2", x, norm, false)
+}
+
+/// The inverse of [`fft2`] (NumPy's `fft.ifft2`).
+///
+/// # Errors
+/// As [`fft2`].
+pub fn ifft2(x: &Array, norm: Norm) -> Result<Array> {
+    c2c2("ifft2", x, norm, true)
+}
+
+/// The transform of real input along `axis`, keeping the `n/2 + 1`
+/// non-negative frequencies (NumPy's `fft.rfft`).
+///
+/// # Errors
+/// As [`fft`]; [`Error::DType`] for complex input.
+///
+/// ```
+/// use crossover::{Array, fft::{self, Norm}};
+/// use num_complex::Complex64;
+/// let x = Array::from_vec(vec![1.0f64, 1.0, 1.0, 1.0, 1.0], &[5])?;
+/// let y = fft::rfft(&x, None, -1, Norm::Forward)?.to_vec::<Complex64>()?;
+/// assert_eq!(y.len(), 3);
+/// assert!((y[0].re - 1.0).abs() < 1e-12 && y[1].norm() < 1e-12);
+/// # Ok::<(), crossover::Error>(())
+/// ```
+pub fn rfft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Array> {
+    const OP: &str = "rfft";
+    let (work, out) = dtypes(OP, x.dtype())?;
+    if work.is_complex() {
+        return Err(Error::dtype(
+            OP,
+            x.dtype(),
+            "needs real input (use fft for complex)",
+        ));
+    }
+    if x.ndim() == 0 {
+        return Err(Error::shape(OP, x.shape(), "needs at least one dimension"));
+    }
+    let ax = normalize_axis(OP, axis, x.ndim())?;
+    let n = n.unwrap_or(x.shape()[ax]);
+    check_len(OP, n, "along the axis")?;
+    let x = x.cast(work)?;
+    let mut in_shape = x.shape().to_vec();
+    in_shape[ax] = n;
+    let mut out_shape = in_shape.clone();
+    out_shape[ax] = n / 2 + 1;
+    record(
+        OP,
+        Kind::R2c { axis: ax },
+        &x,
+        in_shape,
+        out_shape,
+        out,
+        norm,
+    )
+}
+
+/// The inverse of [`rfft`] (NumPy's `fft.irfft`): `n` real points from the
+/// non-negative frequencies along `axis`; `n` defaults to `2 * (m - 1)` for
+/// `m` input points. Imaginary parts that a real signal cannot have (zero
+/// and Nyquist frequencies) are ignored, like NumPy.
+///
+/// # Errors
+/// As [`fft`].
+///
+/// ```
+/// use crossover::{Array, fft::{self, Norm}};
+/// let x = Array::from_vec(vec![1.0f64, -2.0, 3.0, 0.5, 7.0], &[5])?;
+/// let y = fft::rfft(&x, None, 0, Norm::Ortho)?;
+/// let back = fft::irfft(&y, Some(5), 0, Norm::Ortho)?.to_vec::<f64>()?;
+/// assert!((back[4] - 7.0).abs() < 1e-12);
+/// # Ok::<(), crossover::Error>(())
+/// ```
+pub fn irfft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Array> {
+    const OP: &str = "irfft";
+    let (work, _) = dtypes(OP, x.dtype())?;
+    if x.ndim() == 0 {
+        return Err(Error::shape(OP, x.shape(), "needs at least one dimension"));
+    }
+    let ax = normalize_axis(OP, axis, x.ndim())?;
+    let m = x.shape()[ax];
+    let n = n.unwrap_or(2 * m.saturating_sub(1));
+    check_len(OP, n, "for the output")?;
+    let x = x.cast(work)?;
+    let mut out_shape = x.shape().to_vec();
+    out_shape[ax] = n;
+    let real = work.real_part();
+    record(
+        OP,
+        Kind::C2r { axis: ax },
+        &x,
+        x.shape().to_vec(),
+        out_shape,
+        real,
+        norm,
+    )
+}
+
+/// [`rfft`] over the last two axes (NumPy's `fft.rfft2`): output
+/// `(..., n1, n2/2 + 1)`.
+///
+/// # Errors
+/// As [`fft2`]; [`Error::DType`] for complex input.
+pub fn rfft2(x: &Array, norm: Norm) -> Result<Array> {
+    const OP: &str = "rfft2";
+    let (work, out) = dtypes(OP, x.dtype())?;
+    if work.is_complex() {
+        return Err(Error::dtype(
+            OP,
+            x.dtype(),
+            "needs real input (use fft2 for complex)",
+        ));
+    }
+    if x.ndim() < 2 {
+        return Err(Error::shape(OP, x.shape(), "needs at least two dimensions"));
+    }
+    let nd = x.ndim();
+    check_len(
+        OP,
+        x.shape()[nd - 1] * x.shape()[nd - 2],
+        "in the last two axes",
+    )?;
+    let x = x.cast(work)?;
+    let in_shape = x.shape().to_vec();
+    let mut out_shape = in_shape.clone();
+    out_shape[nd - 1] = in_shape[nd - 1] / 2 + 1;
+    record(OP, Kind::R2c2, &x, in_shape, out_shape, out, norm)
+}
+
+/// The inverse of [`rfft2`] (NumPy's `fft.irfft2`): `s` is the output's
+/// last two axes, by default `(m1, 2 * (m2 - 1))`.
+///
+/// # Errors
+/// As [`fft2`].
+pub fn irfft2(x: &Array, s: Option<[usize; 2]>, norm: Norm) -> Result<Array> {
+    const OP: &str = "irfft2";
+    let (work, _) = dtypes(OP, x.dtype())?;
+    if x.ndim() < 2 {
+        return Err(Error::shape(OP, x.shape(), "needs at least two dimensions"));
+    }
+    let nd = x.ndim();
+    let [n1, n2] = s.unwrap_or([x.shape()[nd - 2], 2 * x.shape()[nd - 1].saturating_sub(1)]);
+    check_len(OP, n1 * n2, "for the output")?;
+    // Crop/pad the first transformed axis to n1 with a resize of the input
+    // shape the kernel reads (the last axis is resized inside).
+    let x = x.cast(work)?;
+    let mut out_shape = x.shape().to_vec();
+    out_shape[nd - 2] = n1;
+    out_shape[nd - 1] = n2;
+    let real = work.real_part();
+    record(
+        OP,
+        Kind::C2r2,
+        &x,
+        x.shape().to_vec(),
+        out_shape,
+        real,
+        norm,
+    )
+}

@@ -1,0 +1,290 @@
+//! Dense linear algebra on arrays: matrix products, factorisations and
+//! solvers, backed by [faer](https://docs.rs/faer).
+//!
+//! Every function records a library call and returns lazy arrays at once;
+//! nothing runs until a result is read. Shapes and dtypes are checked when
+//! the call is recorded; numerical problems (a singular matrix, a matrix
+//! that is not positive definite, NaN or infinity in the input) are
+//! reported as [`Error::Numerical`](crate::Error::Numerical) when it runs.
+//!
+//! All functions accept stacks of matrices: the last two axes are the
+//! matrix, leading axes are a batch (broadcast where two operands meet, like
+//! NumPy). Inputs may be any view (transposed, sliced): faer reads strides,
+//! so a transposed operand is not copied first.
+//!
+//! Supported dtypes: float32, float64, complex64, complex128. Integer and
+//! bool inputs are converted to float64 (NumPy does the same for everything
+//! but `matmul`, which keeps integers; crossover's `matmul` converts too).
+//!
+//! ```
+//! use crossover::{Array, linalg};
+//! let a = Array::from_vec(vec![4.0f64, 1.0, 1.0, 3.0], &[2, 2])?;
+//! let b = Array::from_vec(vec![1.0f64, 2.0], &[2])?;
+//! let x = linalg::solve(&a, &b)?;
+//! let ax = a.matmul(&x)?.to_vec::<f64>()?;
+//! assert!((ax[0] - 1.0).abs() < 1e-12 && (ax[1] - 2.0).abs() < 1e-12);
+//! # Ok::<(), crossover::Error>(())
+//! ```
+
+mod dense;
+mod matmul;
+
+pub use dense::{cholesky, det, eigh, inv, qr, solve, solve_spd, svd, svdvals};
+pub(crate) use matmul::matmul;
+
+use crate::array::{Array, Value};
+use crate::buffer::{Buffer, Storage};
+use crate::dtype::DType;
+use crate::error::{catch_panic, Error, Result};
+use crate::shape::{numel, Layout};
+use faer::traits::ComplexField;
+use faer::{MatMut, MatRef, Par};
+use num_complex::{Complex32, Complex64};
+use std::sync::{Arc, Once};
+
+/// Element types the dense routines work on (faer's fields that are also
+/// buffer storage types).
+pub(crate) trait Field: ComplexField + Storage + Copy {
+    /// The dtype of `Self::Real` (singular values, eigenvalues).
+    const REAL_DTYPE: DType;
+    /// Whether the value is finite (both parts for complex).
+    fn finite(self) -> bool;
+    /// Zero.
+    fn zero_() -> Self;
+}
+
+macro_rules! real_field {
+    ($t:ty, $d:expr) => {
+        impl Field for $t {
+            const REAL_DTYPE: DType = $d;
+            #[inline(always)]
+            fn finite(self) -> bool {
+                self.is_finite()
+            }
+            #[inline(always)]
+            fn zero_() -> Self {
+                0.0
+            }
+        }
+    };
+}
+real_field!(f32, DType::F32);
+real_field!(f64, DType::F64);
+
+macro_rules! complex_field {
+    ($t:ty, $d:expr) => {
+        impl Field for $t {
+            const REAL_DTYPE: DType = $d;
+            #[inline(always)]
+            fn finite(self) -> bool {
+                self.re.is_finite() && self.im.is_finite()
+            }
+            #[inline(always)]
+            fn zero_() -> Self {
+                <$t>::new(0.0, 0.0)
+            }
+        }
+    };
+}
+complex_field!(Complex32, DType::F32);
+complex_field!(Complex64, DType::F64);
+
+/// Runs `$body` with `$T` bound to the element type of a float or complex
+/// dtype (the caller has checked the dtype when recording).
+macro_rules! with_field {
+    ($op:expr, $d:expr, $T:ident => $body:expr) => {
+        match $d {
+            $crate::dtype::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::dtype::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::dtype::DType::C64 => {
+                type $T = num_complex::Complex32;
+                $body
+            }
+            $crate::dtype::DType::C128 => {
+                type $T = num_complex::Complex64;
+                $body
+            }
+            d => Err($crate::error::Error::internal(
+                $op,
+                format!("dtype {d} reached a dense kernel"),
+            )),
+        }
+    };
+}
+pub(crate) use with_field;
+
+/// faer's parallelism for the engine's thread setting.
+pub(crate) fn par() -> Par {
+    let t = crate::cpu::threads();
+    if t > 1 {
+        Par::rayon(t)
+    } else {
+        Par::Seq
+    }
+}
+
+/// Runs a faer (or other library) call on the engine's pool with the
+/// engine's parallelism, turning a panic into [`Error::Internal`].
+pub(crate) fn run_library<R: Send>(
+    op: &'static str,
+    f: impl FnOnce(Par) -> Result<R> + Send,
+) -> Result<R> {
+    static GLOBAL: Once = Once::new();
+    GLOBAL.call_once(|| faer::set_global_parallelism(par()));
+    catch_panic(op, || crate::cpu::pool().install(|| f(par())))
+}
+
+/// The dtype dense routines compute in for an input dtype.
+pub(crate) fn compute_dtype(op: &'static str, d: DType) -> Result<DType> {
+    match d {
+        DType::F32 | DType::F64 | DType::C64 | DType::C128 => Ok(d),
+        DType::I32 | DType::I64 => Ok(DType::F64),
+        DType::Bool => Err(Error::dtype(op, d, "needs a numeric matrix")),
+    }
+}
+
+/// Offsets (in elements) of each matrix of `layout` (whose last `core`
+/// axes are the matrix) for every index of the output batch `out_batch`,
+/// with NumPy broadcasting of the layout's own batch axes.
+pub(crate) fn batch_offsets(layout: &Layout, core: usize, out_batch: &[usize]) -> Vec<isize> {
+    let nb = layout.ndim() - core;
+    let mut strides = vec![0isize; out_batch.len()];
+    for i in 0..nb {
+        let o = out_batch.len() - nb + i;
+        if layout.shape[i] != 1 {
+            strides[o] = layout.strides[i];
+        }
+    }
+    let total = numel(out_batch);
+    let mut offs = Vec::with_capacity(total);
+    for b in 0..total {
+        let mut rem = b;
+        let mut off = layout.offset as isize;
+        for d in (0..out_batch.len()).rev() {
+            let i = rem % out_batch[d];
+            rem /= out_batch[d];
+            off += i as isize * strides[d];
+        }
+        offs.push(off);
+    }
+    offs
+}
+
+/// Row and column strides of the matrix in the last two axes of a layout.
+pub(crate) fn mat_strides(layout: &Layout) -> (usize, usize, isize, isize) {
+    let nd = layout.ndim();
+    (
+        layout.shape[nd - 2],
+        layout.shape[nd - 1],
+        layout.strides[nd - 2],
+        layout.strides[nd - 1],
+    )
+}
+
+/// The matrix of `data` at element offset `off` with the given strides.
+///
+/// # Safety
+/// Every element `off + i*rs + j*cs` for `i < m`, `j < n` lies in `data`.
+pub(crate) unsafe fn mat_at<T>(
+    data: &[T],
+    off: isize,
+    m: usize,
+    n: usize,
+    rs: isize,
+    cs: isize,
+) -> MatRef<'_, T> {
+    if m == 0 || n == 0 {
+        return MatRef::from_raw_parts(data.as_ptr(), m, n, 1, m.max(1) as isize);
+    }
+    MatRef::from_raw_parts(data.as_ptr().offset(off), m, n, rs, cs)
+}
+
+/// A row-major `m x n` mutable matrix over `out` (exactly `m*n` long).
+pub(crate) fn row_major_mut<T>(out: &mut [T], m: usize, n: usize) -> MatMut<'_, T> {
+    assert_eq!(out.len(), m * n, "output slice has the wrong length");
+    // SAFETY: `out` holds exactly m*n elements addressed row-major.
+    unsafe { MatMut::from_raw_parts_mut(out.as_mut_ptr(), m, n, n.max(1) as isize, 1) }
+}
+
+/// Checks that every element of a matrix is finite.
+pub(crate) fn check_finite<T: Field>(op: &'static str, a: MatRef<'_, T>) -> Result<()> {
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            if !a[(i, j)].finite() {
+                return Err(Error::Numerical {
+                    op,
+                    msg: format!("input contains NaN or infinity (at row {i}, column {j})"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A fresh output value of `shape` filled by `fill` (row-major).
+pub(crate) fn output<T: Storage>(
+    dtype: DType,
+    shape: &[usize],
+    fill: impl FnOnce(&mut [T]) -> Result<()>,
+) -> Result<Value> {
+    let mut buf = Buffer::alloc(dtype, numel(shape))?;
+    fill(buf.as_mut_slice::<T>())?;
+    Ok(Value {
+        buffer: Arc::new(buf),
+        layout: Layout::contiguous(shape),
+    })
+}
+
+/// Checks that `a` is a (stack of) matrices.
+pub(crate) fn require_matrix(op: &'static str, a: &Array) -> Result<()> {
+    if a.ndim() < 2 {
+        return Err(Error::shape(
+            op,
+            a.shape(),
+            format!(
+                "needs a matrix (at least 2 dimensions), got {} dimension(s)",
+                a.ndim()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `a` is a (stack of) square matrices.
+pub(crate) fn require_square(op: &'static str, a: &Array) -> Result<()> {
+    require_matrix(op, a)?;
+    let nd = a.ndim();
+    if a.shape()[nd - 1] != a.shape()[nd - 2] {
+        return Err(Error::shape(
+            op,
+            a.shape(),
+            "needs square matrices in the last two dimensions",
+        ));
+    }
+    Ok(())
+}
+
+/// Bytes of `n` elements of `d`, as f64 (cost model).
+pub(crate) fn nbytes(n: usize, d: DType) -> f64 {
+    (n * d.size()) as f64
+}
+
+/// A real-valued flop multiplier for complex arithmetic.
+pub(crate) fn flop_factor(d: DType) -> f64 {
+    if d.is_complex() {
+        4.0
+    } else {
+        1.0
+    }
+}
+
+/// A value's data as a typed slice (the value's dtype must be `T`'s).
+pub(crate) fn data<T: Storage>(v: &Value) -> &[T] {
+    v.buffer.as_slice::<T>()
+}

@@ -1,0 +1,388 @@
+//! Sparse products: sparse @ sparse (eager, Gustavson's algorithm with a
+//! dense accumulator per thread) and sparse @ dense (a lazy library call).
+
+use super::{with_values, Csr, CsrData, SparseValue, Values};
+use crate::array::{Array, Value};
+use crate::buffer::{Buffer, Storage};
+use crate::cpu::gather::for_each_position;
+use crate::dtype::DType;
+use crate::error::{catch_panic, Error, Result};
+use crate::op::LibraryOp;
+use crate::shape::Layout;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The common value dtype of two operands (float32 only if both are).
+fn common(a: DType, b: DType) -> DType {
+    if a == DType::F32 && b == DType::F32 {
+        DType::F32
+    } else {
+        DType::F64
+    }
+}
+
+/// `a @ b` for two CSR matrices.
+pub(super) fn spgemm(a: &Csr, b: &Csr) -> Result<Csr> {
+    const OP: &str = "sparse_matmul";
+    if a.ncols() != b.nrows() {
+        return Err(Error::Shape {
+            op: OP,
+            shape: a.shape().to_vec(),
+            msg: format!(
+                "inner dimensions differ: a {:?} has {} columns, b {:?} has {} rows",
+                a.shape(),
+                a.ncols(),
+                b.shape(),
+                b.nrows()
+            ),
+        });
+    }
+    let d = common(a.dtype(), b.dtype());
+    let (a, b) = (a.astype(d)?, b.astype(d)?);
+    catch_panic(OP, || {
+        Ok(
+            crate::cpu::pool().install(|| match (&a.data.values, &b.data.values) {
+                (Values::F32(av), Values::F32(bv)) => spgemm_typed(&a.data, av, &b.data, bv),
+                (Values::F64(av), Values::F64(bv)) => spgemm_typed(&a.data, av, &b.data, bv),
+                _ => unreachable!("both operands converted to one dtype"),
+            }),
+        )
+    })
+}
+
+/// Per-thread dense accumulator of one output row. Between rows every
+/// `vals` entry is zero and every `flag` is 0.
+struct Accumulator<T> {
+    vals: Vec<T>,
+    flag: Vec<u8>,
+    touched: Vec<u32>,
+}
+
+/// One chunk of output rows.
+struct Chunk<T> {
+    row_nnz: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<T>,
+}
+
+fn spgemm_typed<T: SparseValue>(a: &CsrData, av: &[T], b: &CsrData, bv: &[T]) -> Csr {
+    let (m, n) = (a.nrows, b.ncols);
+    // Balance chunks by the number of products, not rows.
+    let work: usize = a
+        .indices
+        .iter()
+        .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
+        .sum();
+    let target = (work / (32 * crate::cpu::threads()).max(1)).max(4096);
+    let mut bounds = vec![0usize];
+    let mut acc_work = 0usize;
+    for i in 0..m {
+        for p in a.indptr[i]..a.indptr[i + 1] {
+            let k = a.indices[p] as usize;
+            acc_work += b.indptr[k + 1] - b.indptr[k];
+        }
+        if acc_work >= target {
+            bounds.push(i + 1);
+            acc_work = 0;
+        }
+    }
+    if *bounds.last().expect("non-empty") != m {
+        bounds.push(m);
+    }
+    let chunks: Vec<Chunk<T>> = (0..bounds.len() - 1)
+        .into_par_iter()
+        .map_init(
+            || Accumulator {
+                vals: vec![T::default(); n],
+                flag: vec![0u8; n],
+                touched: Vec::new(),
+            },
+            |acc, c| row_chunk(a, av, b, bv, bounds[c], bounds[c + 1], acc),
+        )
+        .collect();
+    // Assemble: row pointers, then each chunk copied into its place.
+    let mut indptr = Vec::with_capacity(m + 1);
+    indptr.push(0usize);
+    for ch in &chunks {
+        for &r in &ch.row_nnz {
+            let last = *indptr.last().expect("non-empty");
+            indptr.push(last + r);
+        }
+    }
+    let total = indptr[m];
+    // Fill the final arrays without zeroing them first: each chunk copies
+    // into its own disjoint range of the spare capacity.
+    let mut indices: Vec<u32> = Vec::with_capacity(total);
+    let mut values: Vec<T> = Vec::with_capacity(total);
+    {
+        let mut idx_parts = Vec::with_capacity(chunks.len());
+        let mut val_parts = Vec::with_capacity(chunks.len());
+        let (mut ri, mut rv) = (
+            &mut indices.spare_capacity_mut()[..total],
+            &mut values.spare_capacity_mut()[..total],
+        );
+        for ch in &chunks {
+            let (hi, ti) = std::mem::take(&mut ri).split_at_mut(ch.indices.len());
+            let (hv, tv) = std::mem::take(&mut rv).split_at_mut(ch.values.len());
+            idx_parts.push(hi);
+            val_parts.push(hv);
+            ri = ti;
+            rv = tv;
+        }
+        chunks
+            .par_iter()
+            .zip(idx_parts.into_par_iter().zip(val_parts))
+            .for_each(|(ch, (di, dv))| {
+                for (d, &s) in di.iter_mut().zip(&ch.indices) {
+                    d.write(s);
+                }
+                for (d, &s) in dv.iter_mut().zip(&ch.values) {
+                    d.write(s);
+                }
+            });
+    }
+    // SAFETY: the chunks' lengths add up to `total`, and every slot of
+    // 0..total was written above.
+    unsafe {
+        indices.set_len(total);
+        values.set_len(total);
+    }
+    Csr::new_unchecked(m, n, indptr, indices, T::wrap(values))
+}
+
+fn row_chunk<T: SparseValue>(
+    a: &CsrData,
+    av: &[T],
+    b: &CsrData,
+    bv: &[T],
+    r0: usize,
+    r1: usize,
+    acc: &mut Accumulator<T>,
+) -> Chunk<T> {
+    let n = b.ncols;
+    let zero = T::default();
+    // Reserve the chunk's upper bound once (products, at most n per row),
+    // so the output never reallocates.
+    let bound: usize = (r0..r1)
+        .map(|i| {
+            let p: usize = a.indices[a.indptr[i]..a.indptr[i + 1]]
+                .iter()
+                .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
+                .sum();
+            p.min(n)
+        })
+        .sum();
+    let mut out: Chunk<T> = Chunk {
+        row_nnz: Vec::with_capacity(r1 - r0),
+        indices: Vec::with_capacity(bound + n),
+        values: Vec::with_capacity(bound + n),
+    };
+    let (vals, flag) = (&mut acc.vals[..], &mut acc.flag[..]);
+    for i in r0..r1 {
+        let (p0, p1) = (a.indptr[i], a.indptr[i + 1]);
+        let products: usize = a.indices[p0..p1]
+            .iter()
+            .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
+            .sum();
+        let before = out.indices.len();
+        if products * 4 >= n {
+            // Dense row: accumulate without branches, then compact the
+            // whole accumulator in column order (sorted for free).
+            for p in p0..p1 {
+                let k = a.indices[p] as usize;
+                let x = av[p];
+                let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
+                for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
+                    let j = j as usize;
+                    vals[j] += x * y;
+                    flag[j] = 1;
+                }
+            }
+            out.indices.reserve(n);
+            out.values.reserve(n);
+            let (ip, vp) = (out.indices.as_mut_ptr(), out.values.as_mut_ptr());
+            let mut cnt = before;
+            for j in 0..n {
+                let (f, v) = (flag[j], vals[j]);
+                // SAFETY: capacity holds before + n >= cnt + 1 entries.
+                unsafe {
+                    *ip.add(cnt) = j as u32;
+                    *vp.add(cnt) = v;
+                }
+                cnt += (f != 0 && v != zero) as usize;
+                flag[j] = 0;
+                vals[j] = zero;
+            }
+            // SAFETY: entries before..cnt were written above.
+            unsafe {
+                out.indices.set_len(cnt);
+                out.values.set_len(cnt);
+            }
+        } else {
+            acc.touched.clear();
+            for p in p0..p1 {
+                let k = a.indices[p] as usize;
+                let x = av[p];
+                let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
+                for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
+                    let ju = j as usize;
+                    if flag[ju] == 0 {
+                        flag[ju] = 1;
+                        acc.touched.push(j);
+                    }
+                    vals[ju] += x * y;
+                }
+            }
+            acc.touched.sort_unstable();
+            for &j in &acc.touched {
+                let ju = j as usize;
+                let v = vals[ju];
+                if v != zero {
+                    out.indices.push(j);
+                    out.values.push(v);
+                }
+                vals[ju] = zero;
+                flag[ju] = 0;
+            }
+        }
+        out.row_nnz.push(out.indices.len() - before);
+    }
+    out
+}
+
+// ---- sparse @ dense -----------------------------------------------------------
+
+#[derive(Debug)]
+struct SpMM {
+    a: Csr,
+    /// Columns of the dense operand (1 for a vector).
+    k: usize,
+    vector: bool,
+}
+
+/// Records `a @ x` for a dense `x`.
+pub(super) fn spmm(a: &Csr, x: &Array) -> Result<Array> {
+    const OP: &str = "sparse_matmul_dense";
+    if x.ndim() == 0 || x.ndim() > 2 {
+        return Err(Error::shape(
+            OP,
+            x.shape(),
+            "needs a 1-D or 2-D dense operand",
+        ));
+    }
+    if x.dtype().is_complex() {
+        return Err(Error::dtype(OP, x.dtype(), "sparse products are real"));
+    }
+    let rows = x.shape()[0];
+    if rows != a.ncols() {
+        return Err(Error::Shape {
+            op: OP,
+            shape: x.shape().to_vec(),
+            msg: format!(
+                "inner dimensions differ: the sparse matrix {:?} has {} columns, x has {rows} rows",
+                a.shape(),
+                a.ncols()
+            ),
+        });
+    }
+    let d = common(a.dtype(), x.dtype());
+    let a = a.astype(d)?;
+    let x = x.cast(d)?;
+    let vector = x.ndim() == 1;
+    let k = if vector { 1 } else { x.shape()[1] };
+    let out_shape = if vector {
+        vec![a.nrows()]
+    } else {
+        vec![a.nrows(), k]
+    };
+    let op = SpMM { a, k, vector };
+    Array::library(Box::new(op), vec![(out_shape, d)], vec![x])
+        .pop()
+        .ok_or_else(|| Error::internal(OP, "library call made no output"))
+}
+
+impl LibraryOp for SpMM {
+    fn name(&self) -> &'static str {
+        "sparse_matmul_dense"
+    }
+
+    fn key(&self) -> String {
+        format!(
+            "sparse_matmul_dense {:?} nnz={} k={} {}",
+            self.a.shape(),
+            self.a.nnz(),
+            self.k,
+            self.a.dtype()
+        )
+    }
+
+    fn flops(&self) -> f64 {
+        2.0 * (self.a.nnz() * self.k) as f64
+    }
+
+    fn bytes(&self) -> f64 {
+        let s = self.a.dtype().size();
+        (self.a.nnz() * (4 + s) + (self.a.ncols() + self.a.nrows()) * self.k * s) as f64
+    }
+
+    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+        let x = &inputs[0];
+        crate::linalg::run_library(
+            "sparse_matmul_dense",
+            |_| with_values!(&self.a.data.values, v, T => self.run::<T>(v, x)),
+        )
+        .map(|v| vec![v])
+    }
+}
+
+impl SpMM {
+    fn run<T: SparseValue + Storage>(&self, av: &[T], x: &Value) -> Result<Value>
+    where
+        T: Storage,
+    {
+        let a = &self.a.data;
+        let k = self.k;
+        let xd = x.buffer.as_slice::<T>();
+        // Row-major contiguous dense operand (copied if it is a view).
+        let owned;
+        let xs: &[T] = if x.layout.is_contiguous() {
+            &xd[x.layout.offset..x.layout.offset + x.layout.numel()]
+        } else {
+            let mut v = Vec::with_capacity(x.layout.numel());
+            for_each_position(&x.layout, |p| v.push(xd[p]));
+            owned = v;
+            &owned
+        };
+        let shape = if self.vector {
+            vec![a.nrows]
+        } else {
+            vec![a.nrows, k]
+        };
+        let mut buf = Buffer::alloc(<T as Storage>::DTYPE, a.nrows * k)?;
+        let out = buf.as_mut_slice::<T>();
+        let rows_per_task = (16384 / (k + (a.indices.len() / a.nrows.max(1)) + 1)).max(1);
+        let row = |i: usize, o: &mut [T]| {
+            o.fill(T::default());
+            for p in a.indptr[i]..a.indptr[i + 1] {
+                let c = a.indices[p] as usize;
+                let w = av[p];
+                for (oj, &xj) in o.iter_mut().zip(&xs[c * k..(c + 1) * k]) {
+                    *oj += w * xj;
+                }
+            }
+        };
+        if k > 0 {
+            out.par_chunks_mut(rows_per_task * k)
+                .enumerate()
+                .for_each(|(t, chunk)| {
+                    for (r, o) in chunk.chunks_mut(k).enumerate() {
+                        row(t * rows_per_task + r, o);
+                    }
+                });
+        }
+        Ok(Value {
+            buffer: Arc::new(buf),
+            layout: Layout::contiguous(&shape),
+        })
+    }
+}
