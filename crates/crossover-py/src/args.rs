@@ -33,16 +33,15 @@ pub fn operand(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Option<Operan
     if let Ok(a) = obj.cast::<PyArr>() {
         return Ok(Some(Operand::Array(a.get().inner.clone())));
     }
-    if obj.is_instance_of::<PyBool>() {
+    // Python scalars are weak (NEP 50); NumPy scalars (np.float64 is a
+    // float subclass) are strong, handled below.
+    if obj.is_exact_instance_of::<PyBool>() {
         return Ok(Some(Operand::Scalar(Scalar::Bool(obj.extract()?))));
     }
-    if obj.is_instance_of::<PyInt>() {
-        return Ok(Some(Operand::Scalar(match obj.extract::<i64>() {
-            Ok(i) => Scalar::Int(i),
-            Err(_) => Scalar::Float(obj.extract()?),
-        })));
+    if obj.is_exact_instance_of::<PyInt>() {
+        return Ok(Some(Operand::Scalar(int_scalar(obj)?)));
     }
-    if obj.is_instance_of::<PyFloat>() {
+    if obj.is_exact_instance_of::<PyFloat>() {
         return Ok(Some(Operand::Scalar(Scalar::Float(obj.extract()?))));
     }
     let py = obj.py();
@@ -56,6 +55,15 @@ pub fn operand(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Option<Operan
         crate::tape::note_constant(&a);
         return Ok(Some(Operand::Array(a)));
     }
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Some(Operand::Scalar(Scalar::Bool(obj.is_truthy()?))));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(Some(Operand::Scalar(int_scalar(obj)?)));
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Some(Operand::Scalar(Scalar::Float(obj.extract()?))));
+    }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         // Python data: NumPy makes a fresh array of it (a literal in a traced
         // function is a constant of the trace).
@@ -64,6 +72,14 @@ pub fn operand(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Option<Operan
         return Ok(Some(Operand::Array(a)));
     }
     Ok(None)
+}
+
+fn int_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    Ok(match obj.extract::<i64>() {
+        Ok(i) => Scalar::Int(i),
+        // Beyond int64: the nearest float (NumPy raises for int arrays).
+        Err(_) => Scalar::Float(obj.extract()?),
+    })
 }
 
 /// Like [`operand`] but an array is required (scalars become 0-d arrays).
