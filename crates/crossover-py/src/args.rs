@@ -86,9 +86,9 @@ fn int_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
 pub fn array_arg(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Array> {
     match operand(obj, intake)? {
         Some(Operand::Array(a)) => Ok(a),
-        Some(Operand::Scalar(s)) => crate::errors::engine(obj.py(), || {
-            Array::scalar(s, s.natural_dtype())
-        }),
+        Some(Operand::Scalar(s)) => {
+            crate::errors::engine(obj.py(), || Array::scalar(s, s.natural_dtype()))
+        }
         None => Ok(numpy_to_engine(obj, intake)?),
     }
 }
@@ -176,7 +176,10 @@ pub fn index_key(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Option<Vec
             });
         } else if item.is_instance_of::<PyBool>() {
             return Ok(None);
-        } else if let Ok(i) = item.call_method0("__index__").and_then(|i| i.extract::<isize>()) {
+        } else if let Ok(i) = item
+            .call_method0("__index__")
+            .and_then(|i| i.extract::<isize>())
+        {
             out.push(SliceArg::Index(i));
         } else {
             return Ok(None);

@@ -147,7 +147,11 @@ impl PyArr {
         }
         let mut x = self.inner.clone();
         if let Some(d) = dtype.filter(|d| !d.is_none()) {
-            x = op(py, Call::Cast(convert::parse_dtype(d)?), &[Operand::Array(x)])?;
+            x = op(
+                py,
+                Call::Cast(convert::parse_dtype(d)?),
+                &[Operand::Array(x)],
+            )?;
         }
         let call = Call::Reduce {
             op: r,
@@ -208,7 +212,10 @@ impl PyArr {
     /// The transposed array (a view, no copy).
     #[getter(T)]
     fn transposed(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, op(py, Call::Permute(rev(self.inner.ndim())), &[self.operand()])?)
+        wrap(
+            py,
+            op(py, Call::Permute(rev(self.inner.ndim())), &[self.operand()])?,
+        )
     }
 
     /// Where the value lives (``"cpu"``: host memory; the only backend today).
@@ -236,7 +243,10 @@ impl PyArr {
             [n] => format!("({n},)"),
             s => format!(
                 "({})",
-                s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+                s.iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         };
         let state = if self.inner.is_ready() {
@@ -433,7 +443,11 @@ impl PyArr {
         if slf.get().inner.dtype().is_bool() {
             return slf.get().unary(py, UnaryOp::Not);
         }
-        Ok(py.import("numpy")?.getattr("invert")?.call1((slf,))?.unbind())
+        Ok(py
+            .import("numpy")?
+            .getattr("invert")?
+            .call1((slf,))?
+            .unbind())
     }
 
     fn __richcmp__(&self, o: &Bound<'_, PyAny>, cmp: CompareOp) -> PyResult<Py<PyAny>> {
@@ -504,7 +518,12 @@ impl PyArr {
 
     /// The same values with a new shape (one dimension may be -1).
     #[pyo3(signature = (*shape, order = "C"))]
-    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>, order: &str) -> PyResult<Py<PyAny>> {
+    fn reshape(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyTuple>,
+        order: &str,
+    ) -> PyResult<Py<PyAny>> {
         if order != "C" {
             return Err(PyValueError::new_err("only order='C' is supported"));
         }
@@ -549,50 +568,116 @@ impl PyArr {
 
     /// Sum of elements over the given axes (floats accumulate in float64).
     #[pyo3(signature = (axis = None, dtype = None, out = None, keepdims = false))]
-    fn sum(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, out: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<Py<PyAny>> {
+    fn sum(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
         self.reduce(py, ReduceOp::Sum, axis, keepdims, dtype, out)
     }
 
     /// Arithmetic mean over the given axes.
     #[pyo3(signature = (axis = None, dtype = None, out = None, keepdims = false))]
-    fn mean(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, out: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<Py<PyAny>> {
+    fn mean(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
         self.reduce(py, ReduceOp::Mean, axis, keepdims, dtype, out)
     }
 
     /// Variance (one stable pass).
     #[pyo3(signature = (axis = None, dtype = None, out = None, ddof = 0, keepdims = false))]
-    fn var(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, out: Option<&Bound<'_, PyAny>>, ddof: i64, keepdims: bool) -> PyResult<Py<PyAny>> {
-        self.reduce(py, ReduceOp::Var { ddof: Self::ddof(ddof)? }, axis, keepdims, dtype, out)
+    fn var(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        ddof: i64,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        self.reduce(
+            py,
+            ReduceOp::Var {
+                ddof: Self::ddof(ddof)?,
+            },
+            axis,
+            keepdims,
+            dtype,
+            out,
+        )
     }
 
     /// Standard deviation.
     #[pyo3(signature = (axis = None, dtype = None, out = None, ddof = 0, keepdims = false))]
-    fn std(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, out: Option<&Bound<'_, PyAny>>, ddof: i64, keepdims: bool) -> PyResult<Py<PyAny>> {
-        self.reduce(py, ReduceOp::Std { ddof: Self::ddof(ddof)? }, axis, keepdims, dtype, out)
+    fn std(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        ddof: i64,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        self.reduce(
+            py,
+            ReduceOp::Std {
+                ddof: Self::ddof(ddof)?,
+            },
+            axis,
+            keepdims,
+            dtype,
+            out,
+        )
     }
 
     /// Minimum (NaN if any element is NaN).
     #[pyo3(signature = (axis = None, out = None, keepdims = false))]
-    fn min(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, out: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<Py<PyAny>> {
+    fn min(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
         self.reduce(py, ReduceOp::Min, axis, keepdims, None, out)
     }
 
     /// Maximum (NaN if any element is NaN).
     #[pyo3(signature = (axis = None, out = None, keepdims = false))]
-    fn max(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>, out: Option<&Bound<'_, PyAny>>, keepdims: bool) -> PyResult<Py<PyAny>> {
+    fn max(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
         self.reduce(py, ReduceOp::Max, axis, keepdims, None, out)
     }
 
     /// Index of the first minimum (flat index when ``axis`` is None).
     #[pyo3(signature = (axis = None))]
     fn argmin(&self, py: Python<'_>, axis: Option<isize>) -> PyResult<Py<PyAny>> {
-        wrap(py, op(py, Call::ArgReduce { max: false, axis }, &[self.operand()])?)
+        wrap(
+            py,
+            op(py, Call::ArgReduce { max: false, axis }, &[self.operand()])?,
+        )
     }
 
     /// Index of the first maximum (flat index when ``axis`` is None).
     #[pyo3(signature = (axis = None))]
     fn argmax(&self, py: Python<'_>, axis: Option<isize>) -> PyResult<Py<PyAny>> {
-        wrap(py, op(py, Call::ArgReduce { max: true, axis }, &[self.operand()])?)
+        wrap(
+            py,
+            op(py, Call::ArgReduce { max: true, axis }, &[self.operand()])?,
+        )
     }
 }
 
@@ -606,7 +691,9 @@ pub fn normalize_perm(axes: &[isize], ndim: usize) -> PyResult<Vec<usize>> {
         .map(|&a| {
             let b = if a < 0 { a + ndim as isize } else { a };
             usize::try_from(b).map_err(|_| {
-                PyValueError::new_err(format!("axis {a} is out of bounds for array of dimension {ndim}"))
+                PyValueError::new_err(format!(
+                    "axis {a} is out of bounds for array of dimension {ndim}"
+                ))
             })
         })
         .collect()

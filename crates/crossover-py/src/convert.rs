@@ -154,8 +154,11 @@ fn view(py: Python<'_>, value: Value, writeable: bool) -> PyResult<Bound<'_, PyA
     let item = dtype.size();
     let layout = &value.layout;
     let mut dims: Vec<npyffi::npy_intp> = layout.shape.iter().map(|&d| d as _).collect();
-    let mut strides: Vec<npyffi::npy_intp> =
-        layout.strides.iter().map(|&s| (s * item as isize) as _).collect();
+    let mut strides: Vec<npyffi::npy_intp> = layout
+        .strides
+        .iter()
+        .map(|&s| (s * item as isize) as _)
+        .collect();
     let data = if value.buffer.is_empty() {
         value.buffer.as_ptr()
     } else {
@@ -182,7 +185,11 @@ fn view(py: Python<'_>, value: Value, writeable: bool) -> PyResult<Bound<'_, PyA
             dims.as_mut_ptr(),
             strides.as_mut_ptr(),
             data as *mut _,
-            if writeable { flags::NPY_ARRAY_WRITEABLE } else { 0 },
+            if writeable {
+                flags::NPY_ARRAY_WRITEABLE
+            } else {
+                0
+            },
             std::ptr::null_mut(),
         );
         let arr = Bound::from_owned_ptr_or_err(py, ptr)?;

@@ -38,10 +38,10 @@ fn make(
     let dict = PyDict::new(py);
     dict.set_item("__doc__", doc)?;
     dict.set_item("__module__", "crossover")?;
-    let ty = py
-        .import("builtins")?
-        .getattr("type")?
-        .call1((name, PyTuple::new(py, bases)?, dict))?;
+    let ty =
+        py.import("builtins")?
+            .getattr("type")?
+            .call1((name, PyTuple::new(py, bases)?, dict))?;
     Ok(ty.cast_into::<PyType>()?.unbind())
 }
 

@@ -62,8 +62,11 @@ fn lookup<'py>(map: &Bound<'py, PyAny>, name: &str) -> PyResult<Option<Bound<'py
     }
 }
 
+/// Where names are looked up after the keyword arguments: locals, globals.
+type Scopes<'py> = (Option<Bound<'py, PyAny>>, Option<Bound<'py, PyAny>>);
+
 /// The caller's locals and globals (the frame that called `evaluate`).
-fn caller_scopes(py: Python<'_>) -> (Option<Bound<'_, PyAny>>, Option<Bound<'_, PyAny>>) {
+fn caller_scopes(py: Python<'_>) -> Scopes<'_> {
     // SAFETY: both return borrowed references to the current frame's
     // mappings (or NULL); they are alive while this call runs.
     unsafe {
@@ -100,7 +103,7 @@ pub fn evaluate(
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
     let p = parsed(py, &expression.to_cow()?)?;
-    let mut scopes: Option<(Option<Bound<'_, PyAny>>, Option<Bound<'_, PyAny>>)> = None;
+    let mut scopes: Option<Scopes<'_>> = None;
     let mut found: Vec<(usize, Bound<'_, PyAny>)> = Vec::with_capacity(p.names.len());
     for (i, name) in p.names.iter().enumerate() {
         let mut obj = match kwargs {

@@ -189,5 +189,8 @@ pub fn _explain(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>, run: bool) -> PyR
                 .collect();
         }
     }
-    Ok(Explanation { kernels: infos, ran: run })
+    Ok(Explanation {
+        kernels: infos,
+        ran: run,
+    })
 }

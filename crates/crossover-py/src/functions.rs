@@ -20,7 +20,11 @@ fn dtype_or(dtype: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DType>
 
 fn cast_if(py: Python<'_>, a: Array, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
     match dtype {
-        Some(d) if !d.is_none() => op(py, Call::Cast(convert::parse_dtype(d)?), &[Operand::Array(a)]),
+        Some(d) if !d.is_none() => op(
+            py,
+            Call::Cast(convert::parse_dtype(d)?),
+            &[Operand::Array(a)],
+        ),
         _ => Ok(a),
     }
 }
@@ -102,7 +106,11 @@ pub fn full(
 /// An array of zeros.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = None))]
-pub fn zeros(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn zeros(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let call = Call::Full {
         shape: args::shape(shape)?,
         value: Scalar::Int(0),
@@ -114,7 +122,11 @@ pub fn zeros(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, 
 /// An array of ones.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype = None))]
-pub fn ones(py: Python<'_>, shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub fn ones(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let call = Call::Full {
         shape: args::shape(shape)?,
         value: Scalar::Int(1),
@@ -209,9 +221,20 @@ pub fn ufunc(py: Python<'_>, name: &str, inputs: &Bound<'_, PyTuple>) -> PyResul
 
 /// Broadcasts ``x`` to ``shape`` (a view, no copy).
 #[pyfunction]
-pub fn broadcast_to(py: Python<'_>, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+pub fn broadcast_to(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
     let a = args::array_arg(x, Intake::Copy)?;
-    wrap(py, op(py, Call::BroadcastTo(args::shape(shape)?), &[Operand::Array(a)])?)
+    wrap(
+        py,
+        op(
+            py,
+            Call::BroadcastTo(args::shape(shape)?),
+            &[Operand::Array(a)],
+        )?,
+    )
 }
 
 /// Inserts a length-one axis at ``axis``.
@@ -224,7 +247,11 @@ pub fn expand_dims(py: Python<'_>, x: &Bound<'_, PyAny>, axis: isize) -> PyResul
 /// Permutes axes (NumPy's ``transpose``); ``axes=None`` reverses them.
 #[pyfunction]
 #[pyo3(signature = (x, axes = None))]
-pub fn transpose(py: Python<'_>, x: &Bound<'_, PyAny>, axes: Option<Vec<isize>>) -> PyResult<Py<PyAny>> {
+pub fn transpose(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axes: Option<Vec<isize>>,
+) -> PyResult<Py<PyAny>> {
     let a = args::array_arg(x, Intake::Copy)?;
     let perm = match axes {
         Some(v) => normalize_perm(&v, a.ndim())?,
@@ -243,7 +270,11 @@ fn engine_arrays(objs: &Bound<'_, PyList>, lazy: bool) -> PyResult<Vec<Array>> {
 /// Converts `@jit` array arguments: NumPy arrays are borrowed (the call
 /// computes before returning) or, for ``lazy=True``, copied.
 #[pyfunction]
-pub fn _to_inputs(py: Python<'_>, objs: &Bound<'_, PyList>, lazy: bool) -> PyResult<Vec<Py<PyAny>>> {
+pub fn _to_inputs(
+    py: Python<'_>,
+    objs: &Bound<'_, PyList>,
+    lazy: bool,
+) -> PyResult<Vec<Py<PyAny>>> {
     engine_arrays(objs, lazy)?
         .into_iter()
         .map(|a| wrap(py, a))

@@ -132,7 +132,10 @@ impl PyGenerator {
     }
 
     fn __repr__(&self) -> String {
-        format!("crossover.random.Generator(Philox4x32-10, seed={})", self.seed)
+        format!(
+            "crossover.random.Generator(Philox4x32-10, seed={})",
+            self.seed
+        )
     }
 }
 
