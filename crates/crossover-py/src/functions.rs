@@ -358,6 +358,19 @@ pub fn _adopt(py: Python<'_>, arr: &Bound<'_, numpy::PyUntypedArray>) -> PyResul
     wrap(py, convert::borrow_numpy(arr)?)
 }
 
+/// Panics inside the engine guard (with the GIL held, or released): for
+/// tests that panics reach Python only as `InternalError`.
+#[pyfunction]
+pub fn _test_panic(py: Python<'_>, detached: bool) -> PyResult<()> {
+    if detached {
+        errors::detached(py, || -> crossover::Result<()> {
+            panic!("test panic (detached)")
+        })
+    } else {
+        errors::engine(py, || -> crossover::Result<()> { panic!("test panic") })
+    }
+}
+
 /// Version, SIMD level, threads and devices of this build.
 #[pyfunction]
 pub fn info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {

@@ -57,6 +57,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         functions::_replay,
         functions::_materialize,
         functions::_adopt,
+        functions::_test_panic,
         functions::info,
     );
     Ok(())

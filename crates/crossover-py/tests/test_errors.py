@@ -85,3 +85,10 @@ def test_errors_never_escape_as_panics():
         xo.evaluate("(" * 100_000 + "a" + ")" * 100_000, a=np.ones(2))
     with pytest.raises(xo.ExpressionError):
         xo.evaluate("-" * 100_000 + "a", a=np.ones(2))
+
+
+def test_rust_panics_become_internal_errors():
+    for detached in (False, True):
+        with pytest.raises(xo.InternalError, match="test panic") as e:
+            xo._crossover._test_panic(detached)
+        assert isinstance(e.value, RuntimeError)
