@@ -97,15 +97,19 @@ def main():
         a = rng.random(n, dtype=np.float32) + np.float32(0.5)
         b = rng.random(n, dtype=np.float32) + np.float32(0.5)
         want = a.astype(np.float64) * b + np.sin(a.astype(np.float64)) + np.cos(b.astype(np.float64))
-        got = xo.evaluate(EXPR)
+        got = xo.evaluate(EXPR, a=a, b=b)
         assert isinstance(got, np.ndarray) and got.dtype == np.float32
         np.testing.assert_allclose(got, want, rtol=4e-6, atol=1e-6)
-        contenders = {
-            "numpy": lambda: a * b + np.sin(a) + np.cos(b),
-            "xo": lambda: xo.evaluate(EXPR),
-        }
+        # a and b are the callers' locals, as in numexpr-style code.
+        def xo_eval(a=a, b=b):
+            return xo.evaluate(EXPR)
+
+        def ne_eval(a=a, b=b):
+            return ne.evaluate(EXPR)
+
+        contenders = {"numpy": lambda: a * b + np.sin(a) + np.cos(b), "xo": xo_eval}
         if ne is not None:
-            contenders["numexpr"] = lambda: ne.evaluate(EXPR)
+            contenders["numexpr"] = ne_eval
         times = run_case(EXPR, contenders, args.rounds, inner)
         if n > 1_000_000:
             targets = lambda med, t: [
@@ -124,11 +128,18 @@ def main():
     # Call overhead: a tiny input (pure per-call cost).
     a = rng.random(8, dtype=np.float32) + np.float32(0.5)
     b = rng.random(8, dtype=np.float32) + np.float32(0.5)
+
+    def xo_small(a=a, b=b):
+        return xo.evaluate(EXPR)
+
+    def ne_small(a=a, b=b):
+        return ne.evaluate(EXPR)
+
     times = run_case("overhead", {
         "numpy": lambda: a * b + np.sin(a) + np.cos(b),
-        "xo": lambda: xo.evaluate(EXPR),
+        "xo": xo_small,
         "xo-kwargs": lambda: xo.evaluate(EXPR, a=a, b=b),
-        **({"numexpr": lambda: ne.evaluate(EXPR)} if ne else {}),
+        **({"numexpr": ne_small} if ne else {}),
     }, args.rounds, 2000)
     out["cases"]["overhead_8"] = summarize("call overhead: the same on 8 elements", times,
                                            ["numpy"], lambda m, t: [])
