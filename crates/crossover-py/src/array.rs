@@ -331,6 +331,24 @@ impl PyArr {
         self.readonly(py, "index")?.call_method0("__index__")
     }
 
+    /// Pickling sends the values (computed) and rebuilds with `asarray`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let values = self
+            .readonly(py, "pickling")?
+            .call_method1("copy", ("C",))?;
+        let asarray = py.import("crossover")?.getattr("asarray")?;
+        PyTuple::new(py, [asarray, PyTuple::new(py, [values])?.into_any()])
+    }
+
+    /// Arrays are immutable values: a copy is the array itself.
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
+    }
+
     fn __hash__(&self) -> PyResult<isize> {
         Err(PyTypeError::new_err("unhashable type: 'crossover.ndarray'"))
     }

@@ -91,6 +91,9 @@ fn caller_scopes(py: Python<'_>) -> Scopes<'_> {
 /// copies of inputs or result); if any input is a crossover array the result
 /// is a lazy crossover array.
 ///
+/// ``out=`` (a NumPy array, when the expression has no variable named
+/// ``out``) receives the result, as in numexpr.
+///
 /// Raises ExpressionError (a ValueError) with ``.position`` for a malformed
 /// string or an unknown name.
 #[pyfunction]
@@ -156,7 +159,18 @@ pub fn evaluate(
     compute(py, std::slice::from_ref(&result))?;
     let value = errors::engine(py, || result.value())?;
     drop(result);
-    Ok(convert::owned_numpy(py, value)?.unbind())
+    let out = convert::owned_numpy(py, value)?;
+    // numexpr's `out=`: write into the caller's array and return it.
+    if let Some(dst) = kwargs
+        .filter(|_| !p.names.iter().any(|n| n == "out"))
+        .map(|k| k.get_item("out"))
+        .transpose()?
+        .flatten()
+    {
+        py.import("numpy")?.getattr("copyto")?.call1((&dst, out))?;
+        return Ok(dst.unbind());
+    }
+    Ok(out.unbind())
 }
 
 /// Number of cached parsed expressions.

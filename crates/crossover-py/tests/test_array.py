@@ -187,3 +187,15 @@ def test_astype_and_copy(rng):
     np.testing.assert_array_equal(x.astype("float32").numpy(), a.astype(np.float32))
     np.testing.assert_array_equal(x.copy().numpy(), a)
     np.testing.assert_array_equal(np.astype(x, np.float32).numpy(), a.astype(np.float32))
+
+
+def test_pickle_and_copy(rng):
+    import copy
+    import pickle
+
+    a = nonzero(rng, (3, 4), np.float32)
+    x = xo.asarray(a) * 2
+    y = pickle.loads(pickle.dumps(x))
+    assert isinstance(y, xo.ndarray) and y.dtype == np.float32
+    np.testing.assert_array_equal(y.numpy(), a * 2)
+    assert copy.copy(x) is x and copy.deepcopy(x) is x

@@ -95,3 +95,13 @@ def test_evaluate_integer_and_bool_inputs(rng):
     np.testing.assert_array_equal(xo.evaluate("i * 2 + 1", i=i), i * 2 + 1)
     np.testing.assert_array_equal(xo.evaluate("where(m, i, -i)", m=m, i=i), np.where(m, i, -i))
     np.testing.assert_array_equal(xo.evaluate("(i > 50) & m", i=i, m=m), (i > 50) & m)
+
+
+def test_evaluate_out_argument(rng):
+    a = nonzero(rng, 100, np.float64)
+    out = np.empty(100)
+    r = xo.evaluate("a * 2", a=a, out=out)
+    assert r is out
+    np.testing.assert_array_equal(out, a * 2)
+    # A variable that happens to be called `out` is a variable.
+    np.testing.assert_array_equal(xo.evaluate("out + 1", out=a), a + 1)
