@@ -34,6 +34,9 @@ struct HostMem {
 enum MemKind {
     Empty,
     Heap,
+    /// Memory owned by another object (see [`Buffer::from_external`]):
+    /// never freed, pooled or written here.
+    External,
     /// mmap'd region: (base pointer, mapped length).
     Mapped(usize, usize),
 }
@@ -122,7 +125,7 @@ impl HostMem {
 
     fn free(self) {
         match self.kind {
-            MemKind::Empty => {}
+            MemKind::Empty | MemKind::External => {}
             MemKind::Heap => {
                 let layout = std::alloc::Layout::from_size_align(self.cap, SMALL_ALIGN)
                     .expect("layout was valid at allocation");
@@ -234,6 +237,8 @@ pub struct Buffer {
     dtype: DType,
     len: usize,
     mem: Option<HostMem>,
+    /// Keeps external memory alive (see [`Buffer::from_external`]).
+    owner: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Buffer {
@@ -247,7 +252,52 @@ impl Buffer {
             dtype,
             len,
             mem: Some(HostMem::alloc(bytes)?),
+            owner: None,
         })
+    }
+
+    /// Wraps memory that belongs to another object (a front end's array,
+    /// e.g. a NumPy array) without copying. `owner` is kept until the buffer
+    /// is dropped. The engine only reads such buffers.
+    ///
+    /// # Safety
+    /// `ptr` must point to `len` initialised elements of the storage type of
+    /// `dtype` (bool: bytes 0 or 1), aligned for that type, valid for reads
+    /// for as long as `owner` lives. Writes to that memory by anyone while the
+    /// buffer is being read are data races.
+    pub unsafe fn from_external(
+        dtype: DType,
+        ptr: *const u8,
+        len: usize,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> Buffer {
+        let ptr = if len == 0 || ptr.is_null() {
+            NonNull::<u64>::dangling().cast()
+        } else {
+            // SAFETY: checked non-null above.
+            unsafe { NonNull::new_unchecked(ptr as *mut u8) }
+        };
+        Buffer {
+            dtype,
+            len,
+            mem: Some(HostMem {
+                ptr,
+                cap: len * dtype.size(),
+                kind: MemKind::External,
+            }),
+            owner: Some(owner),
+        }
+    }
+
+    /// Whether the memory belongs to another object ([`Buffer::from_external`]).
+    pub fn is_external(&self) -> bool {
+        self.owner.is_some()
+    }
+
+    /// Address of element 0 (for front ends that hand the memory to another
+    /// runtime, e.g. a NumPy array viewing a result without a copy).
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr()
     }
 
     /// Copies elements into a new buffer.
@@ -298,6 +348,7 @@ impl Buffer {
     /// Mutable typed view; see [`Buffer::as_slice`].
     pub fn as_mut_slice<T: Storage>(&mut self) -> &mut [T] {
         assert_eq!(T::DTYPE, self.dtype, "buffer dtype mismatch");
+        assert!(!self.is_external(), "external buffers are read-only");
         if self.len == 0 {
             return &mut [];
         }
@@ -309,6 +360,7 @@ impl Buffer {
     /// from several threads.
     pub(crate) fn as_mut_ptr<T: Storage>(&mut self) -> *mut T {
         assert_eq!(T::DTYPE, self.dtype, "buffer dtype mismatch");
+        assert!(!self.is_external(), "external buffers are read-only");
         self.ptr() as *mut T
     }
 }
@@ -316,7 +368,9 @@ impl Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         if let Some(m) = self.mem.take() {
-            if m.cap >= LARGE {
+            if matches!(m.kind, MemKind::External) {
+                // The owner (dropped with the struct) frees the memory.
+            } else if m.cap >= LARGE {
                 POOL.give(m);
             } else {
                 m.free();
@@ -375,6 +429,36 @@ mod tests {
         b.as_mut_slice::<f32>()[n - 1] = 1.0;
         let _ = p;
         assert_eq!(b.len(), n);
+    }
+
+    #[test]
+    fn external_memory_is_borrowed_and_owner_dropped() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        static DROPPED: AtomicBool = AtomicBool::new(false);
+        struct Owner(#[allow(dead_code)] Vec<f64>);
+        impl Drop for Owner {
+            fn drop(&mut self) {
+                DROPPED.store(true, Ordering::SeqCst);
+            }
+        }
+        let data = vec![1.0f64, 2.0, 3.0];
+        let ptr = data.as_ptr() as *const u8;
+        // SAFETY: the Vec's heap memory moves with the owner, unchanged.
+        let b = unsafe { Buffer::from_external(DType::F64, ptr, 3, Box::new(Owner(data))) };
+        assert!(b.is_external());
+        assert_eq!(b.as_slice::<f64>(), &[1.0, 2.0, 3.0]);
+        let a = crate::Array::from_buffer(b, crate::shape::Layout::contiguous(&[3]));
+        assert_eq!(
+            a.mul(2.0).unwrap().to_vec::<f64>().unwrap(),
+            vec![2.0, 4.0, 6.0]
+        );
+        let v = a.value().unwrap();
+        drop(a);
+        assert!(!DROPPED.load(Ordering::SeqCst));
+        assert_eq!(Arc::strong_count(&v.buffer), 1);
+        drop(v);
+        assert!(DROPPED.load(Ordering::SeqCst));
     }
 
     #[test]

@@ -194,9 +194,10 @@ impl Array {
                 ))
             }
             UnaryOp::Not => (self.cast(DType::Bool)?, op),
-            UnaryOp::Abs | UnaryOp::Floor | UnaryOp::Ceil if !d.is_float() => {
-                return Ok(self.clone())
-            }
+            // Integer abs is computed; bool abs, integer floor/ceil are the
+            // values themselves (NumPy keeps the dtype).
+            UnaryOp::Abs if d.is_bool() => return Ok(self.clone()),
+            UnaryOp::Floor | UnaryOp::Ceil if !d.is_float() => return Ok(self.clone()),
             UnaryOp::Square if d.is_bool() => (self.cast(DType::I32)?, op),
             u if u.is_transcendental() => (self.cast(d.float_result())?, op),
             _ => (self.clone(), op),
@@ -315,5 +316,26 @@ impl Array {
     /// The imaginary part (zeros of the same dtype for real arrays).
     pub fn imag(&self) -> Result<Array> {
         self.unary(UnaryOp::Imag)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Array;
+
+    #[test]
+    fn integer_abs_is_computed_and_bool_abs_is_identity() {
+        let a = Array::from_vec(vec![-3i64, 0, 5, i64::MIN + 1], &[4]).unwrap();
+        assert_eq!(
+            a.abs().unwrap().to_vec::<i64>().unwrap(),
+            vec![3, 0, 5, i64::MAX]
+        );
+        let b = Array::from_vec(vec![-7i32, 7], &[2]).unwrap();
+        assert_eq!(b.abs().unwrap().to_vec::<i32>().unwrap(), vec![7, 7]);
+        let t = Array::from_vec(vec![true, false], &[2]).unwrap();
+        assert_eq!(
+            t.abs().unwrap().to_vec::<bool>().unwrap(),
+            vec![true, false]
+        );
     }
 }

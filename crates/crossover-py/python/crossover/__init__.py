@@ -1,0 +1,209 @@
+"""crossover: NumPy-style array math fused into single kernels.
+
+Operations on crossover arrays (``crossover.ndarray``) record work and return
+at once; when a value is needed, elementwise chains and the reductions that
+end them run as single fused passes over memory, on all CPU cores with SIMD.
+NumPy functions applied to crossover arrays stay in crossover.
+
+Entry points:
+
+* ``evaluate("a*b + sin(a) + cos(b)")`` -- numexpr-style expression strings
+  over NumPy (or crossover) arrays.
+* ``@jit`` -- run a plain NumPy function as one fused, cached graph.
+* ``asarray`` / ``array`` -- crossover arrays from NumPy data (copied in).
+* ``explain`` -- the kernels that run, what was fused, bytes, flops, times.
+* ``random.default_rng(seed)`` -- Philox random numbers, lazily generated.
+* ``set_device`` / ``device`` -- where work runs ("auto", "cpu"; "gpu" raises
+  ``DeviceError``: this build has no GPU backend).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _np
+
+from . import _crossover as _C
+from ._crossover import (
+    ArgumentError,
+    CrossoverError,
+    DeviceError,
+    DTypeError,
+    Explanation,
+    ExpressionError,
+    FallbackError,
+    FallbackWarning,
+    FileError,
+    InternalError,
+    NumericalError,
+    ShapeError,
+    __version__,
+    arange,
+    array,
+    asarray,
+    broadcast_to,
+    device,
+    evaluate,
+    expand_dims,
+    full,
+    get_device,
+    linspace,
+    ndarray,
+    ones,
+    set_device,
+    transpose,
+    where,
+    zeros,
+)
+from ._jit import explain, jit
+from ._numpy import get_fallback, set_fallback
+from . import random
+
+__all__ = [
+    "ArgumentError",
+    "CrossoverError",
+    "DTypeError",
+    "DeviceError",
+    "Explanation",
+    "ExpressionError",
+    "FallbackError",
+    "FallbackWarning",
+    "FileError",
+    "InternalError",
+    "NumericalError",
+    "ShapeError",
+    "__version__",
+    "abs",
+    "absolute",
+    "add",
+    "arange",
+    "array",
+    "asarray",
+    "broadcast_to",
+    "ceil",
+    "cos",
+    "device",
+    "divide",
+    "equal",
+    "evaluate",
+    "exp",
+    "expand_dims",
+    "explain",
+    "floor",
+    "full",
+    "full_like",
+    "get_device",
+    "get_fallback",
+    "greater",
+    "greater_equal",
+    "info",
+    "jit",
+    "less",
+    "less_equal",
+    "linspace",
+    "log",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "maximum",
+    "minimum",
+    "multiply",
+    "ndarray",
+    "negative",
+    "not_equal",
+    "ones",
+    "ones_like",
+    "power",
+    "random",
+    "set_device",
+    "set_fallback",
+    "sin",
+    "sqrt",
+    "square",
+    "subtract",
+    "tan",
+    "tanh",
+    "transpose",
+    "where",
+    "zeros",
+    "zeros_like",
+]
+
+
+def info() -> dict[str, Any]:
+    """Version, SIMD level, engine threads and devices of this build."""
+    d = _C.info()
+    d["numpy"] = _np.__version__
+    return d
+
+
+def _like(a: Any, dtype: Any) -> tuple[tuple[int, ...], Any]:
+    if dtype is None:
+        dtype = a.dtype if hasattr(a, "dtype") else _np.result_type(a)
+    return tuple(_np.shape(a)), dtype
+
+
+def zeros_like(a: Any, dtype: Any = None) -> ndarray:
+    """An array of zeros with the shape (and dtype) of ``a``."""
+    return zeros(*_like(a, dtype))
+
+
+def ones_like(a: Any, dtype: Any = None) -> ndarray:
+    """An array of ones with the shape (and dtype) of ``a``."""
+    return ones(*_like(a, dtype))
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None) -> ndarray:
+    """An array of ``fill_value`` with the shape (and dtype) of ``a``."""
+    shape, dtype = _like(a, dtype)
+    return full(shape, fill_value, dtype=dtype)
+
+
+def _elementwise(name: str, nin: int):
+    if nin == 1:
+
+        def f(x: Any) -> ndarray:
+            return _C.ufunc(name, x)
+
+    else:
+
+        def f(x1: Any, x2: Any) -> ndarray:  # type: ignore[misc]
+            return _C.ufunc(name, x1, x2)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (
+        f"Elementwise ``{name}`` in crossover (like ``numpy.{name}``); "
+        "takes crossover arrays, NumPy arrays or scalars and returns a lazy crossover array."
+    )
+    return f
+
+
+negative = _elementwise("negative", 1)
+absolute = abs = _elementwise("absolute", 1)
+sqrt = _elementwise("sqrt", 1)
+exp = _elementwise("exp", 1)
+log = _elementwise("log", 1)
+sin = _elementwise("sin", 1)
+cos = _elementwise("cos", 1)
+tan = _elementwise("tan", 1)
+tanh = _elementwise("tanh", 1)
+square = _elementwise("square", 1)
+floor = _elementwise("floor", 1)
+ceil = _elementwise("ceil", 1)
+logical_not = _elementwise("logical_not", 1)
+add = _elementwise("add", 2)
+subtract = _elementwise("subtract", 2)
+multiply = _elementwise("multiply", 2)
+divide = _elementwise("divide", 2)
+power = _elementwise("power", 2)
+minimum = _elementwise("minimum", 2)
+maximum = _elementwise("maximum", 2)
+less = _elementwise("less", 2)
+less_equal = _elementwise("less_equal", 2)
+greater = _elementwise("greater", 2)
+greater_equal = _elementwise("greater_equal", 2)
+equal = _elementwise("equal", 2)
+not_equal = _elementwise("not_equal", 2)
+logical_and = _elementwise("logical_and", 2)
+logical_or = _elementwise("logical_or", 2)
+del _elementwise

@@ -1,0 +1,222 @@
+"""``@jit`` and ``explain``: plain NumPy functions run as one fused graph.
+
+A jitted function's array arguments are wrapped as crossover arrays, so every
+NumPy call inside records into one lazy graph; the outputs are computed
+together (fused and placed as a whole) and returned as NumPy arrays (or as
+lazy crossover arrays with ``@jit(lazy=True)``).
+
+The first call with given argument shapes and dtypes (and values of the
+non-array arguments) *traces* the function; the recorded engine calls (a
+tape) are cached and replayed by later calls without running Python.
+
+Python control flow on array values (``if x.sum() > 0``, ``float(x)``,
+``np.asarray(x)``, a NumPy fallback) forces evaluation at that point; such a
+function still runs fused between those points, but its trace cannot be
+replayed, so Python runs on every call (``last_reason`` says why).
+Values captured from the enclosing scope (Python numbers, NumPy scalars,
+lists) are baked into the cached trace, as in JAX; NumPy *arrays* captured
+from the enclosing scope disable caching (they may change between calls).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _crossover as _C
+
+#: Signatures cached per function (the oldest is dropped beyond this).
+CACHE_SIZE = 64
+
+
+def _is_array(v: Any) -> bool:
+    return isinstance(v, (np.ndarray, _C.ndarray, np.generic))
+
+
+def _signature(args: tuple, kwargs: dict):
+    """(cache key or None, array arguments, rebuild(arrays) -> (args, kwargs))."""
+    key: list[Any] | None = []
+    arrays: list[Any] = []
+    where: list[tuple[bool, Any]] = []
+    for pos, value in [(i, v) for i, v in enumerate(args)] + sorted(kwargs.items()):
+        is_kw = isinstance(pos, str)
+        if _is_array(value):
+            arrays.append(value)
+            where.append((is_kw, pos))
+            if key is not None:
+                key.append((pos, "a", np.shape(value), np.dtype(value.dtype).str))
+        elif key is not None:
+            try:
+                hash(value)
+                key.append((pos, "v", type(value), value))
+            except TypeError:
+                key = None
+
+    def rebuild(xs: list[Any]) -> tuple[tuple, dict]:
+        a = list(args)
+        k = dict(kwargs)
+        for (is_kw, pos), x in zip(where, xs):
+            if is_kw:
+                k[pos] = x
+            else:
+                a[pos] = x
+        return tuple(a), k
+
+    return (tuple(key) if key is not None else None), arrays, rebuild
+
+
+class _NotFlat(Exception):
+    pass
+
+
+def _flatten(obj: Any) -> tuple[list[Any], Any, bool]:
+    """Crossover arrays in a result, a description to rebuild it, and
+    whether the rest of the result may be reused across calls."""
+    leaves: list[Any] = []
+    reusable = True
+
+    def rec(o: Any) -> Any:
+        nonlocal reusable
+        if isinstance(o, _C.ndarray):
+            leaves.append(o)
+            return ("a", len(leaves) - 1)
+        if type(o) in (tuple, list):
+            return (type(o), [rec(x) for x in o])
+        if isinstance(o, tuple) and hasattr(o, "_fields"):
+            return ("n", type(o), [rec(x) for x in o])
+        if type(o) is dict:
+            return (dict, [(k, rec(v)) for k, v in o.items()])
+        if isinstance(o, np.ndarray):
+            reusable = False  # a mutable NumPy array: never hand out the same one twice
+        return ("c", o)
+
+    return leaves, rec(obj), reusable
+
+
+def _unflatten(tree: Any, outs: list[Any]) -> Any:
+    tag = tree[0]
+    if tag == "a":
+        return outs[tree[1]]
+    if tag == "c":
+        return tree[1]
+    if tag == "n":
+        return tree[1](*(_unflatten(t, outs) for t in tree[2]))
+    if tag is dict:
+        return {k: _unflatten(t, outs) for k, t in tree[1]}
+    return tag(_unflatten(t, outs) for t in tree[1])
+
+
+class Jitted:
+    """A function compiled by ``crossover.jit`` (see the module docstring)."""
+
+    def __init__(self, fn: Callable[..., Any], lazy: bool) -> None:
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._lazy = lazy
+        self._cache: dict[Any, tuple[Any, Any]] = {}
+        self._lock = threading.Lock()
+        #: How many times Python ran the function to trace it.
+        self.traces = 0
+        #: Why the last trace could not be cached (None if it was).
+        self.last_reason: str | None = None
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def cache_size(self) -> int:
+        """Number of cached signatures."""
+        return len(self._cache)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _C._tracing():
+            # Called from a function being traced: inline it.
+            return self._fn(*args, **kwargs)
+        key, arrays, rebuild = _signature(args, kwargs)
+        entry = self._cache.get(key) if key is not None else None
+        if entry is not None and entry[0] is not None:
+            tape, tree = entry
+            return _unflatten(tree, _C._replay(tape, arrays, self._lazy))
+        xs = _C._to_inputs(arrays, self._lazy)
+        a, k = rebuild(xs)
+        if entry is not None:
+            # Known not to be replayable: run Python, lazily fused between reads.
+            return self._finish(self._fn(*a, **k), None)
+        _C._trace_begin(xs)
+        try:
+            result = self._fn(*a, **k)
+        except BaseException:
+            _C._trace_abort()
+            raise
+        leaves, tree, reusable = _flatten(result)
+        tape = _C._trace_end(leaves)
+        self.traces += 1
+        if not reusable and not isinstance(tape, str):
+            tape = "the function returns NumPy arrays it made itself"
+        if isinstance(tape, str):
+            self.last_reason = tape
+            if key is not None:
+                self._remember(key, (None, tape))
+            return self._finish(result, (leaves, tree))
+        self.last_reason = None
+        if key is not None:
+            self._remember(key, (tape, tree))
+        return _unflatten(tree, _C._replay(tape, xs, self._lazy))
+
+    def _remember(self, key: Any, entry: tuple[Any, Any]) -> None:
+        with self._lock:
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = entry
+
+    def _finish(self, result: Any, flat: tuple[list[Any], Any] | None) -> Any:
+        leaves, tree = flat if flat is not None else _flatten(result)[:2]
+        if self._lazy or not leaves:
+            return result
+        return _unflatten(tree, _C._materialize(leaves))
+
+
+def jit(fn: Callable[..., Any] | None = None, *, lazy: bool = False) -> Any:
+    """Decorates a plain NumPy function so that it runs as one fused graph.
+
+    Array arguments (NumPy arrays, NumPy scalars, crossover arrays) are
+    wrapped so every NumPy call inside records into one lazy graph; results
+    come back as NumPy arrays (``lazy=True``: lazy crossover arrays). Traces
+    are cached by argument shapes, dtypes and non-array argument values.
+    Python control flow on array values forces evaluation there and disables
+    the trace cache for that function (see ``crossover._jit``).
+
+    NumPy inputs are read in place during the call (``lazy=True`` copies them,
+    as the lazy results outlive the call).
+    """
+    if fn is None:
+        return functools.partial(jit, lazy=lazy)
+    return Jitted(fn, lazy)
+
+
+def explain(target: Any, *args: Any, run: bool = True, **kwargs: Any) -> Any:
+    """What crossover does to compute something: the kernels, the ops fused
+    into each, why each result is written to memory, bytes and flops, and
+    (``run=True``, the default) the measured time of each kernel.
+
+    ``target`` is a crossover array, a list of them, or a function (plain or
+    ``@jit``) called with ``*args, **kwargs``. Running computes the arrays.
+    """
+    if isinstance(target, _C.ndarray):
+        arrays = [target]
+    elif isinstance(target, (list, tuple)) and all(isinstance(t, _C.ndarray) for t in target):
+        arrays = list(target)
+    elif callable(target):
+        fn = target._fn if isinstance(target, Jitted) else target
+        _, inputs, rebuild = _signature(args, kwargs)
+        a, k = rebuild(_C._to_inputs(inputs, False))
+        arrays = _flatten(fn(*a, **k))[0]
+    else:
+        raise TypeError(
+            "explain() takes a crossover array, a list of them, or a function and its arguments"
+        )
+    return _C._explain(arrays, run)

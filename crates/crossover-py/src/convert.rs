@@ -1,0 +1,250 @@
+//! NumPy <-> engine conversions.
+//!
+//! Inputs: a NumPy array is either *borrowed* (the engine reads NumPy's
+//! memory directly; only for calls that finish computing before they return,
+//! such as `evaluate` or a `@jit` call) or *copied* (whenever a lazy
+//! crossover array may outlive the call), so a result never depends on a
+//! NumPy array mutated after it was passed in.
+//!
+//! Outputs: a NumPy array views the engine's buffer without a copy; a small
+//! `BufferOwner` object set as the array's `base` keeps the buffer alive.
+//! Results the engine no longer references are handed over writeable; views
+//! of values crossover still holds are read-only (like JAX).
+
+use crate::errors::{self, dtype_error};
+use crossover::buffer::Buffer;
+use crossover::shape::Layout;
+use crossover::{Array, DType, Value};
+use numpy::npyffi::{self, flags, PY_ARRAY_API};
+use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyAny;
+use std::sync::Arc;
+
+/// NumPy's dtype object for an engine dtype.
+pub fn numpy_dtype(py: Python<'_>, d: DType) -> Bound<'_, PyArrayDescr> {
+    match d {
+        DType::Bool => numpy::dtype::<bool>(py),
+        DType::I32 => numpy::dtype::<i32>(py),
+        DType::I64 => numpy::dtype::<i64>(py),
+        DType::F32 => numpy::dtype::<f32>(py),
+        DType::F64 => numpy::dtype::<f64>(py),
+        DType::C64 => numpy::dtype::<numpy::Complex32>(py),
+        DType::C128 => numpy::dtype::<numpy::Complex64>(py),
+    }
+}
+
+/// The engine dtype of a NumPy dtype, if the engine has it.
+pub fn engine_dtype(descr: &Bound<'_, PyArrayDescr>) -> Option<DType> {
+    Some(match (descr.kind(), descr.itemsize()) {
+        (b'b', 1) => DType::Bool,
+        (b'i', 4) => DType::I32,
+        (b'i', 8) => DType::I64,
+        (b'f', 4) => DType::F32,
+        (b'f', 8) => DType::F64,
+        (b'c', 8) => DType::C64,
+        (b'c', 16) => DType::C128,
+        _ => return None,
+    })
+}
+
+/// Parses a dtype argument (`np.float32`, `"float32"`, a dtype object...).
+pub fn parse_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    let py = obj.py();
+    let descr = PyArrayDescr::new(py, obj)?;
+    engine_dtype(&descr).ok_or_else(|| unsupported(py, &descr))
+}
+
+fn unsupported(py: Python<'_>, descr: &Bound<'_, PyArrayDescr>) -> PyErr {
+    dtype_error(
+        py,
+        format!(
+            "dtype {} is not supported by crossover (supported: bool, int32, int64, float32, \
+             float64; complex64/complex128 as data only)",
+            descr.str().map(|s| s.to_string()).unwrap_or_default()
+        ),
+    )
+}
+
+/// Keeps the NumPy array a borrowed buffer points into alive.
+struct NumpyOwner(#[allow(dead_code)] Py<PyAny>);
+
+/// Wraps a NumPy array's memory as an engine array without copying.
+///
+/// Arrays that are misaligned, byte-swapped or strided in a way the engine
+/// cannot express are first copied into a fresh contiguous NumPy array.
+pub fn borrow_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
+    let py = arr.py();
+    let descr = arr.dtype();
+    let dtype = engine_dtype(&descr).ok_or_else(|| unsupported(py, &descr))?;
+    let item = dtype.size() as isize;
+    let expressible = arr.is_aligned()
+        && descr.is_native_byteorder() != Some(false)
+        && arr.strides().iter().all(|s| s % item == 0);
+    if !expressible {
+        let fresh = py
+            .import("numpy")?
+            .getattr("ascontiguousarray")?
+            .call1((arr, numpy_dtype(py, dtype)))?;
+        return borrow_numpy(fresh.cast::<PyUntypedArray>()?);
+    }
+    let shape = arr.shape().to_vec();
+    let strides: Vec<isize> = arr.strides().iter().map(|s| s / item).collect();
+    let numel: usize = shape.iter().product();
+    // SAFETY: as_array_ptr is a live PyArrayObject for the lifetime of `arr`.
+    let data = unsafe { (*arr.as_array_ptr()).fields.data } as *const u8;
+    let (base, len, offset) = if numel == 0 {
+        (data, 0usize, 0usize)
+    } else {
+        let (mut lo, mut hi) = (0isize, 0isize);
+        for (&n, &s) in shape.iter().zip(&strides) {
+            let span = (n as isize - 1) * s;
+            if span < 0 {
+                lo += span;
+            } else {
+                hi += span;
+            }
+        }
+        // SAFETY: `lo` elements before `data` is the lowest address the
+        // array touches, inside its allocation.
+        let base = unsafe { data.offset(lo * item) };
+        (base, (hi - lo + 1) as usize, (-lo) as usize)
+    };
+    let owner = Box::new(NumpyOwner(arr.clone().into_any().unbind()));
+    // SAFETY: [base, base + len * item) is the memory the NumPy array views
+    // (aligned, native order, checked above); the owner keeps it alive. The
+    // engine never writes it.
+    let buffer = unsafe { Buffer::from_external(dtype, base, len, owner) };
+    Ok(Array::from_buffer(
+        buffer,
+        Layout {
+            shape,
+            strides,
+            offset,
+        },
+    ))
+}
+
+/// Copies a NumPy array into engine memory (in parallel, GIL released).
+pub fn copy_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
+    let py = arr.py();
+    let borrowed = borrow_numpy(arr)?;
+    if borrowed.dtype().is_complex() {
+        // The engine's copy kernel is real-only: let NumPy copy.
+        let fresh = arr.call_method0("copy")?;
+        return borrow_numpy(fresh.cast::<PyUntypedArray>()?);
+    }
+    errors::detached(py, move || {
+        let c = borrowed.copy()?;
+        c.eval()?;
+        Ok(c)
+    })
+}
+
+/// Holds an engine buffer for the NumPy arrays that view it (their `base`).
+#[pyclass(frozen, module = "crossover._crossover")]
+pub struct BufferOwner {
+    #[allow(dead_code)]
+    buffer: Arc<Buffer>,
+}
+
+/// A NumPy array viewing `value` without a copy.
+fn view(py: Python<'_>, value: Value, writeable: bool) -> PyResult<Bound<'_, PyAny>> {
+    let dtype = value.buffer.dtype();
+    let item = dtype.size();
+    let layout = &value.layout;
+    let mut dims: Vec<npyffi::npy_intp> = layout.shape.iter().map(|&d| d as _).collect();
+    let mut strides: Vec<npyffi::npy_intp> = layout
+        .strides
+        .iter()
+        .map(|&s| (s * item as isize) as _)
+        .collect();
+    let data = if value.buffer.is_empty() {
+        value.buffer.as_ptr()
+    } else {
+        // SAFETY: the layout's offset lies inside the buffer.
+        unsafe { value.buffer.as_ptr().add(layout.offset * item) }
+    };
+    let descr = numpy_dtype(py, dtype);
+    let owner = Bound::new(
+        py,
+        BufferOwner {
+            buffer: value.buffer.clone(),
+        },
+    )?;
+    // SAFETY: NumPy API calls with a valid descr (reference stolen), dims and
+    // strides of length nd, and data that lives as long as `owner`, which
+    // becomes the array's base (reference stolen by SetBaseObject).
+    unsafe {
+        let subtype = npyffi::get_type_object(py, npyffi::NpyTypes::PyArray_Type);
+        let ptr = PY_ARRAY_API.PyArray_NewFromDescr(
+            py,
+            subtype,
+            descr.into_ptr() as _,
+            dims.len() as _,
+            dims.as_mut_ptr(),
+            strides.as_mut_ptr(),
+            data as *mut _,
+            if writeable {
+                flags::NPY_ARRAY_WRITEABLE
+            } else {
+                0
+            },
+            std::ptr::null_mut(),
+        );
+        let arr = Bound::from_owned_ptr_or_err(py, ptr)?;
+        if PY_ARRAY_API.PyArray_SetBaseObject(py, ptr as *mut _, owner.into_ptr()) < 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(arr)
+    }
+}
+
+/// A read-only NumPy view of a value crossover keeps (`__array__`, `.numpy()`).
+pub fn readonly_view(py: Python<'_>, value: Value) -> PyResult<Bound<'_, PyAny>> {
+    view(py, value, false)
+}
+
+/// A writeable NumPy array holding `value`: the engine's buffer itself when
+/// nothing else references it, else a copy.
+pub fn owned_numpy(py: Python<'_>, mut value: Value) -> PyResult<Bound<'_, PyAny>> {
+    if !value.buffer.is_external() && Arc::get_mut(&mut value.buffer).is_some() {
+        return view(py, value, true);
+    }
+    view(py, value, false)?.call_method1("copy", ("C",))
+}
+
+/// How NumPy inputs become engine arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intake {
+    /// Read NumPy's memory directly: the call computes before returning.
+    Borrow,
+    /// Copy: the engine array may outlive the call.
+    Copy,
+}
+
+/// Converts a NumPy array (or anything `numpy.asarray` accepts) to an engine
+/// array.
+pub fn numpy_to_engine(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Array> {
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        return match intake {
+            Intake::Borrow => borrow_numpy(arr),
+            Intake::Copy => copy_numpy(arr),
+        };
+    }
+    // Lists, tuples, NumPy scalars, objects with __array__: a fresh array is
+    // safe to borrow only when NumPy made it from Python data.
+    let py = obj.py();
+    let fresh_from_python = obj.is_instance_of::<pyo3::types::PyList>()
+        || obj.is_instance_of::<pyo3::types::PyTuple>()
+        || obj.is_instance_of::<pyo3::types::PyFloat>()
+        || obj.is_instance_of::<pyo3::types::PyInt>()
+        || obj.is_instance_of::<pyo3::types::PyBool>();
+    let arr = py.import("numpy")?.getattr("asarray")?.call1((obj,))?;
+    let arr = arr.cast::<PyUntypedArray>()?;
+    if fresh_from_python || intake == Intake::Borrow {
+        borrow_numpy(arr)
+    } else {
+        copy_numpy(arr)
+    }
+}

@@ -1,0 +1,196 @@
+//! `crossover.explain(...)`: the kernels that run for some arrays, what was
+//! fused into each, why each boundary exists, bytes and flops, and after a
+//! run the measured time of each kernel.
+//!
+//! Today this lists `crossover::lower` (and `evaluate_with_report` when it
+//! runs); placement details (predicted time per device, transfers) come with
+//! the engine's planner.
+
+use crate::array::PyArr;
+use crate::errors;
+use crossover::Array;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+struct KernelInfo {
+    name: String,
+    fused: Vec<&'static str>,
+    reasons: Vec<&'static str>,
+    shape: Vec<usize>,
+    points: usize,
+    bytes: usize,
+    flops: f64,
+    seconds: Option<f64>,
+}
+
+/// What crossover does (or did) to compute some arrays.
+///
+/// ``str(e)`` is a readable report; ``e.kernels`` the same as dicts.
+#[pyclass(frozen, module = "crossover")]
+pub struct Explanation {
+    kernels: Vec<KernelInfo>,
+    ran: bool,
+}
+
+fn si(v: f64, unit: &str) -> String {
+    let (s, p) = if v >= 1e9 {
+        (v / 1e9, "G")
+    } else if v >= 1e6 {
+        (v / 1e6, "M")
+    } else if v >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    format!("{s:.3} {p}{unit}")
+}
+
+fn time(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.1} us", s * 1e6)
+    }
+}
+
+#[pymethods]
+impl Explanation {
+    /// One dict per kernel: name, fused (op names), reasons (why each output
+    /// is written to memory), shape, points, bytes, flops, device, seconds
+    /// (measured; None when it did not run).
+    #[getter]
+    fn kernels<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for k in &self.kernels {
+            let d = PyDict::new(py);
+            d.set_item("name", &k.name)?;
+            d.set_item("fused", &k.fused)?;
+            d.set_item("reasons", &k.reasons)?;
+            d.set_item("shape", pyo3::types::PyTuple::new(py, &k.shape)?)?;
+            d.set_item("points", k.points)?;
+            d.set_item("bytes", k.bytes)?;
+            d.set_item("flops", k.flops)?;
+            d.set_item("device", "cpu")?;
+            d.set_item("seconds", k.seconds)?;
+            out.append(d)?;
+        }
+        Ok(out)
+    }
+
+    /// Whether the kernels ran (and ``seconds`` are measured).
+    #[getter]
+    fn ran(&self) -> bool {
+        self.ran
+    }
+
+    /// Sum of the measured kernel times (None when nothing ran).
+    #[getter]
+    fn seconds(&self) -> Option<f64> {
+        self.ran
+            .then(|| self.kernels.iter().filter_map(|k| k.seconds).sum())
+    }
+
+    fn __len__(&self) -> usize {
+        self.kernels.len()
+    }
+
+    fn __str__(&self) -> String {
+        let level = crossover::cpu::simd::level();
+        let mut s = format!(
+            "crossover plan: {} kernel{} on cpu ({}, {} threads; the only backend in this build)",
+            self.kernels.len(),
+            if self.kernels.len() == 1 { "" } else { "s" },
+            level.name(),
+            crossover::cpu::threads()
+        );
+        if let Some(t) = self.seconds() {
+            s += &format!(", ran in {}", time(t));
+        }
+        s.push('\n');
+        if self.kernels.is_empty() {
+            s += "  nothing to run: every value is already computed\n";
+        }
+        for (i, k) in self.kernels.iter().enumerate() {
+            s += &format!("kernel {i}: {}\n", k.name);
+            s += &format!("  fused ops : {}\n", k.fused.join(", "));
+            s += &format!(
+                "  shape     : {:?} ({} points)\n",
+                k.shape,
+                si(k.points as f64, "")
+            );
+            s += &format!(
+                "  traffic   : {}   work: {}   ({:.2} flop/byte)\n",
+                si(k.bytes as f64, "B"),
+                si(k.flops, "flop"),
+                k.flops / (k.bytes.max(1) as f64)
+            );
+            s += &format!("  written   : {}\n", k.reasons.join(", "));
+            if let Some(t) = k.seconds {
+                s += &format!(
+                    "  measured  : {}  ({}/s)\n",
+                    time(t),
+                    si(k.bytes as f64 / t.max(1e-12), "B")
+                );
+            }
+        }
+        s
+    }
+
+    fn __repr__(&self) -> String {
+        self.__str__()
+    }
+}
+
+/// Lists the kernels that compute `arrays`; with `run`, runs them and
+/// records each kernel's time.
+#[pyfunction]
+#[pyo3(signature = (arrays, run = true))]
+pub fn _explain(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>, run: bool) -> PyResult<Explanation> {
+    let arrays: Vec<Array> = arrays.iter().map(|a| a.get().inner.clone()).collect();
+    crate::tape::note_read("explain()");
+    let kernels = errors::engine(py, || crossover::lower(&arrays))?;
+    let mut infos: Vec<KernelInfo> = kernels
+        .iter()
+        .map(|k| KernelInfo {
+            name: k.name(),
+            fused: k.fused.clone(),
+            reasons: k.reasons.iter().map(|r| r.describe()).collect(),
+            shape: k.shape.clone(),
+            points: k.numel(),
+            bytes: k.bytes(),
+            flops: k.flops(),
+            seconds: None,
+        })
+        .collect();
+    drop(kernels);
+    if run {
+        crate::device::check(py)?;
+        let runs = errors::detached(py, || crossover::evaluate_with_report(&arrays))?;
+        if runs.len() == infos.len() && runs.iter().zip(&infos).all(|(r, k)| r.name == k.name) {
+            for (r, k) in runs.iter().zip(infos.iter_mut()) {
+                k.seconds = Some(r.seconds);
+            }
+        } else {
+            // The engine ran a different plan than it listed: report the run.
+            infos = runs
+                .iter()
+                .map(|r| KernelInfo {
+                    name: r.name.clone(),
+                    fused: vec![],
+                    reasons: vec![],
+                    shape: vec![r.points],
+                    points: r.points,
+                    bytes: r.bytes,
+                    flops: r.flops,
+                    seconds: Some(r.seconds),
+                })
+                .collect();
+        }
+    }
+    Ok(Explanation {
+        kernels: infos,
+        ran: run,
+    })
+}

@@ -1,0 +1,64 @@
+//! Python bindings of the crossover engine: the native module
+//! `crossover._crossover` behind the Python package `crossover`.
+//!
+//! A thin layer: argument conversion, NumPy protocol plumbing and zero-copy
+//! data exchange. Every computation is the engine's (`crates/crossover`).
+
+mod args;
+mod array;
+mod convert;
+mod device;
+mod errors;
+mod evaluate;
+mod explain;
+mod functions;
+mod random;
+mod tape;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<array::PyArr>()?;
+    m.add_class::<convert::BufferOwner>()?;
+    m.add_class::<device::DeviceScope>()?;
+    m.add_class::<explain::Explanation>()?;
+    m.add_class::<random::PyGenerator>()?;
+    m.add_class::<tape::Tape>()?;
+    m.add("__version__", crossover::VERSION)?;
+    macro_rules! add {
+        ($($f:path),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
+    }
+    add!(
+        device::set_device,
+        device::get_device,
+        evaluate::evaluate,
+        evaluate::_expression_cache_size,
+        explain::_explain,
+        random::default_rng,
+        functions::asarray,
+        functions::array,
+        functions::full,
+        functions::zeros,
+        functions::ones,
+        functions::arange,
+        functions::linspace,
+        functions::where_,
+        functions::ufunc,
+        functions::broadcast_to,
+        functions::expand_dims,
+        functions::transpose,
+        functions::_to_inputs,
+        functions::_tracing,
+        functions::_trace_begin,
+        functions::_trace_end,
+        functions::_trace_abort,
+        functions::_replay,
+        functions::_materialize,
+        functions::_adopt,
+        functions::_test_panic,
+        functions::info,
+    );
+    Ok(())
+}

@@ -1,0 +1,201 @@
+"""The crossover.ndarray object: creation, properties, views, conversion,
+immutability and the copy/borrow rules for NumPy data."""
+
+import numpy as np
+import pytest
+
+import crossover as xo
+from conftest import nonzero
+
+
+def test_asarray_roundtrip_all_dtypes(rng):
+    for dt in (np.bool_, np.int32, np.int64, np.float32, np.float64, np.complex64, np.complex128):
+        a = (rng.uniform(-3, 3, (3, 5)) * 10).astype(dt)
+        x = xo.asarray(a)
+        assert isinstance(x, xo.ndarray)
+        assert x.shape == (3, 5) and x.dtype == a.dtype and x.ndim == 2 and x.size == 15
+        assert x.nbytes == a.nbytes and x.itemsize == a.itemsize and len(x) == 3
+        np.testing.assert_array_equal(x.numpy(), a)
+        np.testing.assert_array_equal(np.asarray(x), a)
+
+
+def test_array_from_lists_and_scalars():
+    np.testing.assert_array_equal(xo.array([[1, 2], [3, 4]]).numpy(), np.array([[1, 2], [3, 4]]))
+    assert xo.array([1.5, 2.5]).dtype == np.float64
+    assert xo.asarray(3.0).shape == ()
+    assert xo.asarray([1, 2], dtype=np.float32).dtype == np.float32
+
+
+def test_unsupported_dtype_is_a_dtype_error():
+    with pytest.raises(xo.DTypeError) as e:
+        xo.asarray(np.arange(4, dtype=np.uint8))
+    assert isinstance(e.value, TypeError)
+    with pytest.raises(xo.DTypeError):
+        xo.asarray(np.ones(3, dtype=np.float16))
+
+
+def test_repr_shows_shape_dtype_state_and_device():
+    x = xo.asarray(np.ones((2, 3), np.float32))
+    assert repr(x) == "crossover.ndarray(shape=(2, 3), dtype=float32, ready, device=cpu)"
+    y = x + 1
+    assert "pending" in repr(y) and "add" in repr(y)
+    assert not y.is_ready
+    y.eval()
+    assert y.is_ready and "ready" in repr(y)
+    assert repr(xo.asarray(np.ones(4))) == "crossover.ndarray(shape=(4,), dtype=float64, ready, device=cpu)"
+    assert x.device == "cpu"
+
+
+def test_len_of_0d_raises():
+    with pytest.raises(TypeError):
+        len(xo.asarray(1.0))
+
+
+def test_creation_functions():
+    np.testing.assert_array_equal(xo.zeros((2, 3)).numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(xo.ones(4, dtype=np.int32).numpy(), np.ones(4, np.int32))
+    np.testing.assert_array_equal(xo.full((2,), 7.5, dtype=np.float32).numpy(), np.full(2, 7.5, np.float32))
+    np.testing.assert_array_equal(xo.arange(5).numpy(), np.arange(5))
+    assert xo.arange(5).dtype == np.int64
+    np.testing.assert_allclose(xo.arange(0.5, 3.0, 0.5).numpy(), np.arange(0.5, 3.0, 0.5))
+    np.testing.assert_allclose(xo.linspace(0, 1, 11).numpy(), np.linspace(0, 1, 11), rtol=1e-15)
+    x = xo.asarray(np.ones((3, 2), np.float32))
+    assert xo.zeros_like(x).dtype == np.float32 and xo.zeros_like(x).shape == (3, 2)
+    np.testing.assert_array_equal(xo.full_like(x, 2).numpy(), np.full((3, 2), 2, np.float32))
+    np.testing.assert_array_equal(np.ones_like(x).numpy(), np.ones((3, 2), np.float32))
+
+
+@pytest.mark.parametrize("key", [
+    1, -1, slice(None), slice(1, None), slice(None, None, -1), slice(5, 1, -2),
+    (slice(None), 2), (Ellipsis, 1), (None, 0), (1, None, slice(None, 3)),
+    (slice(1, 3), Ellipsis), (slice(None), None), np.int64(2), (np.int32(0), slice(None, None, 3)),
+])
+def test_basic_indexing_matches_numpy(rng, key):
+    a = nonzero(rng, (6, 7), np.float64)
+    x = xo.asarray(a)
+    np.testing.assert_array_equal(x[key].numpy(), a[key])
+    # Indexing a pending array records a view that fuses into the consumer.
+    np.testing.assert_allclose((x * 2)[key].numpy(), (a * 2)[key])
+
+
+def test_index_errors():
+    x = xo.asarray(np.ones((3, 4)))
+    with pytest.raises(IndexError):
+        x[3]
+    with pytest.raises(IndexError):
+        x[0, 0, 0]
+    with pytest.raises(IndexError):
+        x[..., ...]
+    with pytest.raises(ValueError):
+        x[::0]
+
+
+def test_views_transpose_reshape(rng):
+    a = nonzero(rng, (2, 3, 4), np.float32)
+    x = xo.asarray(a)
+    np.testing.assert_array_equal(x.T.numpy(), a.T)
+    np.testing.assert_array_equal(x.transpose(1, 0, 2).numpy(), a.transpose(1, 0, 2))
+    np.testing.assert_array_equal(x.reshape(6, 4).numpy(), a.reshape(6, 4))
+    np.testing.assert_array_equal(x.reshape((-1,)).numpy(), a.reshape(-1))
+    np.testing.assert_array_equal(x.swapaxes(0, 2).numpy(), a.swapaxes(0, 2))
+    np.testing.assert_array_equal(x.ravel().numpy(), a.ravel())
+    np.testing.assert_array_equal(x[:, :1].squeeze(1).numpy(), a[:, :1].squeeze(1))
+    np.testing.assert_array_equal((x.T * 1).reshape(4, 6).numpy(), (a.T * 1).reshape(4, 6))
+    with pytest.raises(xo.ShapeError):
+        x.reshape(5, 5)
+
+
+def test_iteration_and_scalars(rng):
+    a = nonzero(rng, (3, 2), np.float64)
+    x = xo.asarray(a)
+    rows = list(x)
+    assert len(rows) == 3
+    np.testing.assert_array_equal(rows[2].numpy(), a[2])
+    s = x.sum()
+    assert float(s) == pytest.approx(a.sum(), rel=1e-14)
+    assert isinstance(s.item(), float)
+    assert int(xo.asarray(np.array(7))) == 7
+    assert [10, 20, 30][xo.asarray(np.array(1))] == 20  # __index__
+    assert x.tolist() == a.tolist()
+    assert bool(xo.asarray(np.array([True])))
+    with pytest.raises(ValueError):
+        bool(x)
+
+
+def test_arrays_are_immutable_and_unhashable():
+    x = xo.asarray(np.ones(3))
+    with pytest.raises(TypeError, match="immutable"):
+        x[0] = 5
+    with pytest.raises(TypeError):
+        hash(x)
+    v = x.numpy()
+    assert not v.flags.writeable
+    with pytest.raises(ValueError):
+        v[0] = 2
+    w = x.numpy(copy=True)
+    w[0] = 2
+    assert np.array(x).flags.writeable  # np.array copies
+    np.testing.assert_array_equal(x.numpy(), np.ones(3))
+
+
+def test_numpy_view_is_zero_copy_and_keeps_buffer_alive(rng):
+    a = nonzero(rng, (1000,), np.float32)
+    x = xo.asarray(a) * 2
+    v1 = x.numpy()
+    v2 = np.asarray(x)
+    assert np.shares_memory(v1, v2)  # both view crossover's buffer
+    del x
+    import gc
+    gc.collect()
+    np.testing.assert_allclose(v1, a * 2)
+
+
+def test_asarray_copies_so_later_numpy_mutation_does_not_leak(rng):
+    a = nonzero(rng, (4096,), np.float64)
+    orig = a.copy()
+    x = xo.asarray(a)
+    y = x * 3 + np.sin(x)  # pending, reads x's (copied) data later
+    z = np.asarray(a) + x  # a NumPy operand of a crossover op is copied too
+    a[:] = 123.0
+    np.testing.assert_allclose(y.numpy(), orig * 3 + np.sin(orig), rtol=1e-13)
+    np.testing.assert_allclose(z.numpy(), orig * 2, rtol=1e-15)
+    assert not np.shares_memory(x.numpy(), a)
+    with pytest.raises(ValueError):
+        xo.asarray(a, copy=False)
+
+
+def test_strided_and_byteswapped_numpy_inputs(rng):
+    a = nonzero(rng, (50, 40), np.float64)
+    for view in (a[::3, ::-2], a.T, a[5:, 7], np.asfortranarray(a), a.astype(">f8"), a[::-1, ::-1]):
+        np.testing.assert_allclose(xo.evaluate("v * 2 + 1", v=view), np.asarray(view) * 2 + 1)
+        np.testing.assert_allclose(xo.asarray(view).numpy(), view)
+
+
+def test_empty_arrays():
+    x = xo.asarray(np.zeros((0, 3), np.float32))
+    assert x.shape == (0, 3)
+    assert (x + 1).numpy().shape == (0, 3)
+    assert float(x.sum()) == 0.0
+    with pytest.raises(xo.ShapeError):
+        x.max().numpy()
+
+
+def test_astype_and_copy(rng):
+    a = nonzero(rng, (10,), np.float64) * 10
+    x = xo.asarray(a)
+    np.testing.assert_array_equal(x.astype(np.int32).numpy(), a.astype(np.int32))
+    np.testing.assert_array_equal(x.astype("float32").numpy(), a.astype(np.float32))
+    np.testing.assert_array_equal(x.copy().numpy(), a)
+    np.testing.assert_array_equal(np.astype(x, np.float32).numpy(), a.astype(np.float32))
+
+
+def test_pickle_and_copy(rng):
+    import copy
+    import pickle
+
+    a = nonzero(rng, (3, 4), np.float32)
+    x = xo.asarray(a) * 2
+    y = pickle.loads(pickle.dumps(x))
+    assert isinstance(y, xo.ndarray) and y.dtype == np.float32
+    np.testing.assert_array_equal(y.numpy(), a * 2)
+    assert copy.copy(x) is x and copy.deepcopy(x) is x

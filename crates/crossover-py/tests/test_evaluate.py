@@ -1,0 +1,107 @@
+"""xo.evaluate: numexpr-style expression strings."""
+
+import numpy as np
+import pytest
+
+import crossover as xo
+from conftest import SIZES, check, nonzero
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_evaluate_caller_locals(n, dtype, rng):
+    a = nonzero(rng, n, dtype)
+    b = nonzero(rng, n, dtype)
+    y = xo.evaluate("a*b + sin(a) + cos(b)")
+    assert isinstance(y, np.ndarray) and y.dtype == dtype and y.flags.writeable
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    check(y, a64 * b64 + np.sin(a64) + np.cos(b64), "transcendental", dtype)
+
+
+def test_evaluate_kwargs_and_dicts(rng):
+    a = nonzero(rng, 1000, np.float64)
+    np.testing.assert_allclose(xo.evaluate("x * 2 + y", x=a, y=1.5), a * 2 + 1.5)
+    np.testing.assert_allclose(xo.evaluate("x - z", local_dict={"x": a}, global_dict={"z": a}), 0 * a)
+    np.testing.assert_allclose(xo.evaluate("sum(x**2)", x=a), (a**2).sum(), rtol=1e-13)
+    np.testing.assert_allclose(xo.evaluate("where(x > 0, x, 0)", x=a), np.where(a > 0, a, 0))
+    np.testing.assert_allclose(xo.evaluate("mean(x, axis=0)", x=a.reshape(10, 100)),
+                               a.reshape(10, 100).mean(axis=0), rtol=1e-13)
+
+
+GLOBAL_ARRAY = np.arange(1.0, 6.0)
+
+
+def test_evaluate_reads_globals():
+    np.testing.assert_allclose(xo.evaluate("GLOBAL_ARRAY * 2"), GLOBAL_ARRAY * 2)
+
+
+def test_evaluate_result_owns_engine_buffer_and_inputs_are_not_copied(rng):
+    a = nonzero(rng, 100_000, np.float32)
+    y = xo.evaluate("a + 1")
+    assert y.flags.writeable and y.flags.c_contiguous
+    assert not np.shares_memory(y, a)
+    assert type(y.base).__name__ == "BufferOwner"  # the engine's buffer, no copy
+    y[0] = 5  # ours to keep
+    z = xo.evaluate("a")  # a passthrough result is copied, never an alias
+    assert not np.shares_memory(z, a)
+
+
+def test_evaluate_result_does_not_depend_on_later_mutation(rng):
+    a = nonzero(rng, 5000, np.float64)
+    orig = a.copy()
+    y = xo.evaluate("a * 2")
+    a[:] = 0
+    np.testing.assert_array_equal(y, orig * 2)
+
+
+def test_evaluate_with_crossover_inputs_is_lazy(rng):
+    a = nonzero(rng, 100, np.float32)
+    x = xo.asarray(a)
+    y = xo.evaluate("x * 2 + a")  # a NumPy input next to a crossover one is copied
+    assert isinstance(y, xo.ndarray) and not y.is_ready
+    a[:] = 0
+    check(y.numpy(), x.numpy().astype(np.float64) * 3, "exact", np.float32)
+
+
+def test_expression_errors_have_positions():
+    a = np.ones(3)
+    with pytest.raises(xo.ExpressionError) as e:
+        xo.evaluate("a + * 2", a=a)
+    assert isinstance(e.value, ValueError) and isinstance(e.value, xo.CrossoverError)
+    assert e.value.position == 4
+    assert "position 4" in str(e.value)
+    with pytest.raises(xo.ExpressionError) as e:
+        xo.evaluate("a + nosuchname", a=a)
+    assert e.value.position == 4 and "nosuchname" in str(e.value)
+    with pytest.raises(xo.ExpressionError):
+        xo.evaluate("frobnicate(a)", a=a)
+    with pytest.raises(xo.ExpressionError):
+        xo.evaluate("", a=a)
+    with pytest.raises(xo.ShapeError):
+        xo.evaluate("a + b", a=np.ones(3), b=np.ones(4))
+
+
+def test_parsed_expressions_are_cached():
+    a = np.ones(4)
+    before = xo._crossover._expression_cache_size()
+    for _ in range(3):
+        xo.evaluate("a * 3 + 17.25", a=a)
+    assert xo._crossover._expression_cache_size() == before + 1
+
+
+def test_evaluate_integer_and_bool_inputs(rng):
+    i = rng.integers(1, 100, 1000)
+    m = rng.random(1000) < 0.5
+    np.testing.assert_array_equal(xo.evaluate("i * 2 + 1", i=i), i * 2 + 1)
+    np.testing.assert_array_equal(xo.evaluate("where(m, i, -i)", m=m, i=i), np.where(m, i, -i))
+    np.testing.assert_array_equal(xo.evaluate("(i > 50) & m", i=i, m=m), (i > 50) & m)
+
+
+def test_evaluate_out_argument(rng):
+    a = nonzero(rng, 100, np.float64)
+    out = np.empty(100)
+    r = xo.evaluate("a * 2", a=a, out=out)
+    assert r is out
+    np.testing.assert_array_equal(out, a * 2)
+    # A variable that happens to be called `out` is a variable.
+    np.testing.assert_array_equal(xo.evaluate("out + 1", out=a), a + 1)

@@ -1,0 +1,51 @@
+"""explain, device policy and info."""
+
+import numpy as np
+
+import crossover as xo
+from conftest import nonzero
+
+
+def test_explain_array_before_and_after_run(rng):
+    a, b = nonzero(rng, 10_000, np.float32), nonzero(rng, 10_000, np.float32)
+    x, y = xo.asarray(a), xo.asarray(b)
+    z = x * y + np.sin(x) + np.cos(y)
+    e = xo.explain(z, run=False)
+    assert len(e) == 1 and not e.ran and e.seconds is None
+    k = e.kernels[0]
+    assert k["name"].startswith("fused(") and {"mul", "sin", "cos", "add"} <= set(k["fused"])
+    assert k["reasons"] == ["requested output"] and k["points"] == 10_000
+    assert k["bytes"] == 3 * 4 * 10_000 and k["flops"] > 0 and k["device"] == "cpu"
+    assert not z.is_ready
+    e2 = xo.explain(z)
+    assert e2.ran and e2.seconds > 0 and z.is_ready
+    text = str(e2)
+    assert "kernel 0: fused(" in text and "measured" in text and "requested output" in text
+    assert "nothing to run" in str(xo.explain(z))
+
+
+def test_explain_function(rng):
+    def f(x):
+        return (x - x.mean()) / x.std()
+
+    e = xo.explain(f, nonzero(rng, (100, 100), np.float64))
+    assert e.ran and len(e) == 2
+    assert "reduction result" in str(e)
+
+
+def test_device_context_and_policy(rng):
+    assert xo.get_device() == "auto"
+    with xo.device("cpu") as d:
+        assert xo.get_device() == "cpu" and "cpu" in repr(d)
+        np.testing.assert_allclose(xo.evaluate("a + 1", a=np.ones(3)), 2)
+    assert xo.get_device() == "auto"
+    xo.set_device("cpu")
+    assert xo.get_device() == "cpu"
+    np.testing.assert_allclose((xo.asarray(np.ones(3)) * 2).numpy(), 2)
+
+
+def test_info():
+    i = xo.info()
+    assert i["version"] == xo.__version__
+    assert i["threads"] >= 1 and i["simd"] and i["devices"] == ["cpu"]
+    assert "sin" in i["ufuncs"] and i["numpy"] == np.__version__

@@ -1,0 +1,210 @@
+"""Every NumPy ufunc the engine has, called as np.<ufunc> on crossover arrays,
+against float64 NumPy references, on f32/f64 and sizes crossing chunk edges."""
+
+import numpy as np
+import pytest
+
+import crossover as xo
+from conftest import SIZES, check, nonzero
+
+FLOATS = [np.float32, np.float64]
+
+# name -> (kind of tolerance, input maker(rng, n, dtype))
+def _any(rng, n, dt):
+    return nonzero(rng, n, dt)
+
+
+def _pos(rng, n, dt):
+    return nonzero(rng, n, dt, 0.1, 10.0, signed=False)
+
+
+def _trig(rng, n, dt):
+    return nonzero(rng, n, dt, 0.01, 1.2)
+
+
+def _small(rng, n, dt):
+    return nonzero(rng, n, dt, 0.01, 5.0)
+
+
+def _wide(rng, n, dt):
+    return nonzero(rng, n, dt, 0.25, 50.0)
+
+
+UNARY = {
+    "negative": ("exact", _any),
+    "absolute": ("exact", _any),
+    "square": ("exact", _any),
+    "floor": ("exact", _wide),
+    "ceil": ("exact", _wide),
+    "sqrt": ("exact", _pos),
+    "exp": ("transcendental", _small),
+    "log": ("transcendental", _pos),
+    "sin": ("transcendental", _wide),
+    "cos": ("transcendental", _wide),
+    "tan": ("transcendental", _trig),
+    "tanh": ("transcendental", _small),
+}
+
+BINARY = {
+    "add": "exact",
+    "subtract": "exact",
+    "multiply": "exact",
+    "divide": "exact",
+    "minimum": "exact",
+    "maximum": "exact",
+}
+
+COMPARE = ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name, dtype, n, rng):
+    kind, make = UNARY[name]
+    a = make(rng, n, dtype)
+    f = getattr(np, name)
+    y = f(xo.asarray(a))
+    assert isinstance(y, xo.ndarray)
+    assert y.dtype == f(a).dtype
+    check(y, f(a.astype(np.float64)), kind, dtype)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary(name, dtype, n, rng):
+    a, b = nonzero(rng, n, dtype), nonzero(rng, n, dtype)
+    f = getattr(np, name)
+    y = f(xo.asarray(a), xo.asarray(b))
+    assert y.dtype == f(a, b).dtype
+    check(y, f(a.astype(np.float64), b.astype(np.float64)), BINARY[name], dtype)
+
+
+@pytest.mark.parametrize("n", [7, 2049])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_power(dtype, n, rng):
+    a = nonzero(rng, n, dtype, 0.5, 2.0, signed=False)
+    b = nonzero(rng, n, dtype, 0.1, 2.0)
+    y = np.power(xo.asarray(a), xo.asarray(b))
+    check(y, np.power(a.astype(np.float64), b.astype(np.float64)), "power", dtype)
+    check(xo.asarray(a) ** 2, a.astype(np.float64) ** 2, "power", dtype)
+    check(2.0 ** xo.asarray(b), 2.0 ** b.astype(np.float64), "power", dtype)
+
+
+@pytest.mark.parametrize("n", [1, 2049])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("name", COMPARE)
+def test_comparisons(name, dtype, n, rng):
+    a, b = nonzero(rng, n, dtype), nonzero(rng, n, dtype)
+    b[::3] = a[::3]  # ties
+    f = getattr(np, name)
+    y = f(xo.asarray(a), xo.asarray(b))
+    assert y.dtype == np.bool_
+    np.testing.assert_array_equal(y.numpy(), f(a, b))
+
+
+def test_logical(rng):
+    p, q = rng.random(3000) < 0.5, rng.random(3000) < 0.5
+    P, Q = xo.asarray(p), xo.asarray(q)
+    np.testing.assert_array_equal(np.logical_and(P, Q).numpy(), p & q)
+    np.testing.assert_array_equal(np.logical_or(P, Q).numpy(), p | q)
+    np.testing.assert_array_equal(np.logical_not(P).numpy(), ~p)
+    np.testing.assert_array_equal((P & Q).numpy(), p & q)
+    np.testing.assert_array_equal((P | Q).numpy(), p | q)
+    np.testing.assert_array_equal((~P).numpy(), ~p)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_operators_and_reflected(dtype, rng):
+    a, b = nonzero(rng, (33, 65), dtype), nonzero(rng, (33, 65), dtype)
+    x, y = xo.asarray(a), xo.asarray(b)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    cases = [
+        (x + y, a64 + b64), (x - y, a64 - b64), (x * y, a64 * b64), (x / y, a64 / b64),
+        (-x, -a64), (abs(x), abs(a64)), (+x, a64),
+        (2.5 + x, 2.5 + a64), (2.5 - x, 2.5 - a64), (3 * x, 3 * a64), (1.5 / x, 1.5 / a64),
+        (x - 1, a64 - 1), (x / 4, a64 / 4),
+        (a + y, a64 + b64), (a * y, a64 * b64),  # NumPy array on the left: __array_ufunc__
+    ]
+    for got, want in cases:
+        assert isinstance(got, xo.ndarray)
+        assert got.dtype == dtype
+        check(got, want, "exact", dtype)
+    for got, want in [(x < y, a < b), (x >= 0.0, a >= 0), (x == x, a == a), (x != y, a != b),
+                      (1.0 > x, 1.0 > a)]:
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_nep50_weak_scalars_and_promotion(rng):
+    f32 = xo.asarray(np.ones(4, np.float32))
+    i32 = xo.asarray(np.ones(4, np.int32))
+    f64 = xo.asarray(np.ones(4, np.float64))
+    assert (f32 * 2.5).dtype == np.float32          # Python float is weak
+    assert (f32 * 2).dtype == np.float32
+    assert (i32 * 2).dtype == np.int32
+    assert (i32 * 2.5).dtype == np.float64
+    assert (f32 + f64).dtype == np.float64
+    assert (i32 + f32).dtype == np.float64
+    assert (f32 * np.float64(2.0)).dtype == np.float64  # NumPy scalars are strong
+    assert (i32 / i32).dtype == np.float64
+    for got, want in [(f32 * 2.5, np.ones(4, np.float32) * 2.5), (i32 + f32, np.ones(4, np.int32) + np.ones(4, np.float32))]:
+        assert got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_broadcasting(dtype, rng):
+    a = nonzero(rng, (5, 1, 7), dtype)
+    b = nonzero(rng, (3, 1), dtype)
+    c = nonzero(rng, (7,), dtype)
+    x, y, z = xo.asarray(a), xo.asarray(b), xo.asarray(c)
+    got = np.sin(x) * y + z
+    want = np.sin(a.astype(np.float64)) * b + c
+    assert got.shape == (5, 3, 7)
+    check(got, want, "transcendental", dtype)
+    with pytest.raises(xo.ShapeError) as e:
+        x + xo.asarray(np.ones((4,), dtype))
+    assert isinstance(e.value, ValueError)
+
+
+def test_integer_arithmetic(rng):
+    a = rng.integers(-1000, 1000, 4099).astype(np.int64)
+    b = rng.integers(1, 1000, 4099).astype(np.int32)
+    x, y = xo.asarray(a), xo.asarray(b)
+    for got, want in [(x + y, a + b), (x * y, a * b), (x - 7, a - 7), (np.maximum(x, y), np.maximum(a, b)),
+                      (abs(x), abs(a)), (np.square(y), np.square(b))]:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_allclose((x / y).numpy(), a / b, rtol=1e-15)
+
+
+def test_ufunc_on_views_and_long_chains(rng):
+    a = nonzero(rng, (64, 48), np.float64)
+    x = xo.asarray(a)
+    t = x.T[::2, 1:] * 2 + np.exp(x[1:, ::2].T / 10)
+    want = a.T[::2, 1:] * 2 + np.exp(a[1:, ::2].T / 10)
+    check(t, want, "transcendental", np.float64)
+    y = x
+    w = a.copy()
+    for i in range(40):
+        y = y * 0.5 + np.sin(y)
+        w = w * 0.5 + np.sin(w)
+    check(y, w, "transcendental", np.float64)
+
+
+def test_elementwise_module_functions(rng):
+    a = nonzero(rng, 100, np.float32)
+    b = nonzero(rng, 100, np.float32)
+    check(xo.sin(a), np.sin(a.astype(np.float64)), "transcendental", np.float32)
+    check(xo.add(a, b), a.astype(np.float64) + b, "exact", np.float32)
+    check(xo.maximum(xo.asarray(a), 0.0), np.maximum(a, 0.0), "exact", np.float32)
+    assert isinstance(xo.exp(1.0), xo.ndarray)
+
+
+def test_positive_and_ufunc_reduce(rng):
+    a = nonzero(rng, (20, 30), np.float64)
+    x = xo.asarray(a)
+    np.testing.assert_array_equal(np.positive(x).numpy(), a)
+    check(np.add.reduce(x), np.add.reduce(a), "reduction", np.float64)
+    check(np.maximum.reduce(x, axis=1), np.maximum.reduce(a, axis=1), "exact", np.float64)
+    assert isinstance(np.add.reduce(x, axis=None), xo.ndarray)
