@@ -14,4 +14,8 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== Rust tests"
 cargo test --workspace --quiet
 
+echo "== Python package (release build) and its tests"
+python3 -m pip install --quiet --disable-pip-version-check --no-build-isolation ./crates/crossover-py
+(cd crates/crossover-py && python3 -m pytest -q -p no:cacheprovider tests)
+
 echo "== all tests passed"

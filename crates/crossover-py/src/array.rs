@@ -482,6 +482,13 @@ impl PyArr {
 
     // ---- NumPy protocols -------------------------------------------------
 
+    /// Above NumPy's 0.0: libraries that pick the implementation of a
+    /// mixed NumPy/crossover operation by priority (Dask's ``tensordot``,
+    /// ``divide``) pick crossover's.
+    #[classattr]
+    #[allow(non_upper_case_globals)]
+    const __array_priority__: f64 = 10.0;
+
     #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
     fn __array_ufunc__(
         &self,

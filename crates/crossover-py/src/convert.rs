@@ -82,11 +82,24 @@ pub fn borrow_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
         && descr.is_native_byteorder() != Some(false)
         && arr.strides().iter().all(|s| s % item == 0);
     if !expressible {
+        // A forced copy: `ascontiguousarray` returns a misaligned but
+        // contiguous array unchanged (and recursing on it never ends). A
+        // fresh NumPy allocation is aligned and native.
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("dtype", numpy_dtype(py, dtype))?;
+        kwargs.set_item("copy", true)?;
+        kwargs.set_item("order", "C")?;
         let fresh = py
             .import("numpy")?
-            .getattr("ascontiguousarray")?
-            .call1((arr, numpy_dtype(py, dtype)))?;
-        return borrow_numpy(fresh.cast::<PyUntypedArray>()?);
+            .getattr("array")?
+            .call((arr,), Some(&kwargs))?;
+        let fresh = fresh.cast::<PyUntypedArray>()?;
+        if !fresh.is_aligned() {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "crossover: NumPy returned a misaligned copy of a misaligned input",
+            ));
+        }
+        return borrow_numpy(fresh);
     }
     let shape = arr.shape().to_vec();
     let strides: Vec<isize> = arr.strides().iter().map(|s| s / item).collect();

@@ -49,6 +49,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         functions::broadcast_to,
         functions::expand_dims,
         functions::transpose,
+        functions::matmul,
         functions::_to_inputs,
         functions::_tracing,
         functions::_trace_begin,

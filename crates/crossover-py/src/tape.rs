@@ -39,6 +39,8 @@ pub enum Call {
     ExpandDims(isize),
     Squeeze(Option<isize>),
     SwapAxes(isize, isize),
+    /// `a @ b` (the engine's library matmul, NumPy's rules).
+    Matmul,
     Full {
         shape: Vec<usize>,
         value: Scalar,
@@ -96,6 +98,7 @@ pub fn apply(call: &Call, args: &[Operand]) -> crossover::Result<Array> {
         Call::ExpandDims(ax) => a(0)?.expand_dims(*ax),
         Call::Squeeze(ax) => a(0)?.squeeze(*ax),
         Call::SwapAxes(x, y) => a(0)?.swapaxes(*x, *y),
+        Call::Matmul => a(0)?.matmul(&a(1)?),
         Call::Full {
             shape,
             value,

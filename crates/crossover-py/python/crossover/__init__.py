@@ -11,6 +11,8 @@ Entry points:
   over NumPy (or crossover) arrays.
 * ``@jit`` -- run a plain NumPy function as one fused, cached graph.
 * ``asarray`` / ``array`` -- crossover arrays from NumPy data (copied in).
+* ``matmul`` / ``tensordot`` (and ``@``, ``np.dot``) -- the engine's matrix
+  product; ``concatenate`` / ``stack`` join computed arrays.
 * ``explain`` -- the kernels that run, what was fused, bytes, flops, times.
 * ``random.default_rng(seed)`` -- Philox random numbers, lazily generated.
 * ``set_device`` / ``device`` -- where work runs ("auto", "cpu"; "gpu" raises
@@ -48,6 +50,7 @@ from ._crossover import (
     full,
     get_device,
     linspace,
+    matmul,
     ndarray,
     ones,
     set_device,
@@ -56,7 +59,7 @@ from ._crossover import (
     zeros,
 )
 from ._jit import explain, jit
-from ._numpy import get_fallback, set_fallback
+from ._numpy import concatenate, get_fallback, set_fallback, stack, tensordot
 from . import random
 
 __all__ = [
@@ -81,6 +84,7 @@ __all__ = [
     "asarray",
     "broadcast_to",
     "ceil",
+    "concatenate",
     "cos",
     "device",
     "divide",
@@ -102,6 +106,7 @@ __all__ = [
     "less_equal",
     "linspace",
     "log",
+    "matmul",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -120,9 +125,11 @@ __all__ = [
     "sin",
     "sqrt",
     "square",
+    "stack",
     "subtract",
     "tan",
     "tanh",
+    "tensordot",
     "transpose",
     "where",
     "zeros",

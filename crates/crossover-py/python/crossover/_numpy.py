@@ -135,6 +135,45 @@ def getitem(x: Any, key: Any) -> Any:
 _UFUNC_REDUCE = {np.add: "sum", np.maximum: "max", np.minimum: "min"}
 
 
+# Ufuncs whose loop dtype is their result dtype: ``dtype=d`` casts the inputs
+# to ``d`` and runs the engine's op (as NumPy's loop selection does).
+_SAME_DTYPE_UFUNCS = {
+    "add", "subtract", "multiply", "divide", "true_divide", "power", "minimum", "maximum",
+    "negative", "positive", "absolute", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh",
+    "square", "floor", "ceil",
+}
+_FLOAT_DTYPES = {np.dtype(np.float32), np.dtype(np.float64)}
+
+
+def _ufunc_with_dtype(ufunc: np.ufunc, inputs: tuple, dtype: Any) -> Any:
+    """``np.add(x, y, dtype=d)`` (Dask's reductions pass ``dtype``) and
+    ``out=None`` calls in the engine for float ``d``; other cases go to NumPy."""
+    name = ufunc.__name__
+    if name not in _SAME_DTYPE_UFUNCS:
+        return _FALLBACK
+    if dtype is not None:
+        try:
+            d = np.dtype(dtype)
+        except TypeError:
+            return _FALLBACK
+        if d not in _FLOAT_DTYPES:
+            return _FALLBACK
+        inputs = tuple(
+            i if isinstance(i, (int, float)) and not isinstance(i, (bool, np.generic))
+            else _C.asarray(i, dtype=d)
+            for i in inputs
+        )
+    try:
+        return _C.ufunc(name, *inputs)
+    except _C.DTypeError:
+        return _FALLBACK
+
+
+def _no_out(kwargs: dict) -> bool:
+    out = kwargs.get("out")
+    return out is None or (isinstance(out, tuple) and all(o is None for o in out))
+
+
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     if method == "reduce" and ufunc in _UFUNC_REDUCE and isinstance(inputs[0], _C.ndarray):
         extra = set(kwargs) - {"axis", "keepdims", "dtype"}
@@ -142,6 +181,14 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
             return getattr(inputs[0], _UFUNC_REDUCE[ufunc])(
                 axis=kwargs.get("axis", 0), keepdims=kwargs.get("keepdims", False)
             )
+    if method == "__call__" and kwargs and set(kwargs) <= {"dtype", "out"} and _no_out(kwargs):
+        r = _ufunc_with_dtype(ufunc, inputs, kwargs.get("dtype"))
+        if r is not _FALLBACK:
+            return r
+    if ufunc is np.matmul and method == "__call__" and len(inputs) == 2 and not kwargs:
+        r = _matmul(*inputs)
+        if r is not _FALLBACK:
+            return r
     func = ufunc if method == "__call__" else getattr(ufunc, method)
     name = _name(ufunc) + ("" if method == "__call__" else f".{method}")
     return fallback(func, inputs, kwargs, name=name)
@@ -345,16 +392,21 @@ def _size(a, axis=None):
 
 def _like(kind: str):
     def impl(a, *args, dtype=None, order="K", subok=True, shape=None, device=None):
-        from . import full_like, ones_like, zeros_like
-
-        if shape is not None or order not in ("K", "C"):
+        if order not in ("K", "C"):
             return _FALLBACK
         if kind == "full":
-            (fill_value,) = args
-            return full_like(a, fill_value, dtype=dtype)
-        if args:
-            dtype = args[0]
-        return (zeros_like if kind == "zeros" else ones_like)(a, dtype=dtype)
+            fill_value, *rest = args
+        else:
+            fill_value, rest = (0 if kind == "zeros" else 1), list(args)
+        if rest:
+            dtype = rest[0]  # positional dtype
+        if dtype is None:
+            dtype = _dtype_of(a)
+        if shape is None:
+            shape = tuple(np.shape(a))
+        elif isinstance(shape, (int, np.integer)):
+            shape = (int(shape),)
+        return _C.full(tuple(shape), fill_value, dtype=dtype)
 
     return impl
 
@@ -363,12 +415,109 @@ _IMPL[np.zeros_like] = _like("zeros")
 _IMPL[np.ones_like] = _like("ones")
 _IMPL[np.full_like] = _like("full")
 
+# ---- library ops and joins ----------------------------------------------------
+
+_MATMUL_DTYPES = {np.dtype(np.float32), np.dtype(np.float64)}
+
+
+def _dtype_of(a: Any) -> Any:
+    return a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype
+
+
+def _matmul(a: Any, b: Any) -> Any:
+    """``a @ b`` by the engine for float32/float64 operands (integer and
+    bool products keep NumPy's integer semantics through the fallback)."""
+    if _dtype_of(a) not in _MATMUL_DTYPES or _dtype_of(b) not in _MATMUL_DTYPES:
+        return _FALLBACK
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _FALLBACK  # NumPy's error message for scalars
+    return _C.matmul(a, b)
+
+
+@_implements(np.dot)
+def _dot(a, b, out=None):
+    # np.dot equals matmul for 1-D and 2-D operands; N-D dot is not matmul.
+    if out is not None or not (1 <= np.ndim(a) <= 2 and 1 <= np.ndim(b) <= 2):
+        return _FALLBACK
+    return _matmul(a, b)
+
+
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    """``np.tensordot`` as transposes and reshapes (views) around one engine
+    matmul (float32/float64; other dtypes run in NumPy)."""
+    if _dtype_of(a) not in _MATMUL_DTYPES or _dtype_of(b) not in _MATMUL_DTYPES:
+        return fallback(np.tensordot, (a, b), {"axes": axes})
+    a, b = _x(a), _x(b)
+    if isinstance(axes, (int, np.integer)):
+        axes_a, axes_b = list(range(a.ndim - int(axes), a.ndim)), list(range(int(axes)))
+    else:
+        axes_a, axes_b = axes
+        axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+        axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
+    if len(axes_a) != len(axes_b):
+        raise _C.ShapeError(f"tensordot: {len(axes_a)} axes of a against {len(axes_b)} of b")
+    axes_a = [int(x) % a.ndim for x in axes_a] if a.ndim else []
+    axes_b = [int(x) % b.ndim for x in axes_b] if b.ndim else []
+    for i, j in zip(axes_a, axes_b):
+        if a.shape[i] != b.shape[j]:
+            raise _C.ShapeError(
+                f"tensordot: shape mismatch for sum: a {tuple(a.shape)} axis {i} against "
+                f"b {tuple(b.shape)} axis {j}"
+            )
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [j for j in range(b.ndim) if j not in axes_b]
+    k = int(np.prod([a.shape[i] for i in axes_a], dtype=np.int64))
+    m = int(np.prod([a.shape[i] for i in free_a], dtype=np.int64))
+    n = int(np.prod([b.shape[j] for j in free_b], dtype=np.int64))
+    at = _C.transpose(a, free_a + axes_a).reshape((m, k))
+    bt = _C.transpose(b, axes_b + free_b).reshape((k, n))
+    out_shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b)
+    return _C.matmul(at, bt).reshape(out_shape)
+
+
+_IMPL[np.tensordot] = tensordot
+
+
+def _host_values(arrays: Any) -> list:
+    """NumPy views of the (computed) values of a sequence of arrays."""
+    return [a.numpy() if isinstance(a, _C.ndarray) else np.asarray(a) for a in arrays]
+
+
+def _join(func: Callable[..., Any], arrays: Any, kwargs: dict) -> Any:
+    if kwargs.get("out") is not None:
+        return _FALLBACK
+    kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    r = func(_host_values(arrays), **kwargs)
+    if r.dtype not in _SUPPORTED:
+        return r
+    return _C._adopt(r) if r.flags.owndata and r.flags.writeable else _C.asarray(r)
+
+
+def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
+                casting: str = "same_kind") -> Any:
+    """``np.concatenate`` of crossover (or NumPy) arrays: the inputs are
+    computed and joined into a new crossover array with one copy (the engine
+    has no lazy join yet; the copy is the join itself, as in NumPy)."""
+    r = _join(np.concatenate, arrays, {"axis": axis, "out": out, "dtype": dtype, "casting": casting})
+    return fallback(np.concatenate, (arrays,), {"axis": axis, "out": out}) if r is _FALLBACK else r
+
+
+def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
+          casting: str = "same_kind") -> Any:
+    """``np.stack`` of crossover (or NumPy) arrays (computed, one copy; see
+    ``concatenate``)."""
+    r = _join(np.stack, arrays, {"axis": axis, "out": out, "dtype": dtype, "casting": casting})
+    return fallback(np.stack, (arrays,), {"axis": axis, "out": out}) if r is _FALLBACK else r
+
+
+_IMPL[np.concatenate] = concatenate
+_IMPL[np.stack] = stack
+
 # Library ops waiting on the engine (issue 3): each becomes one line in _IMPL
-# (``np.dot: _C.matmul``...) once the engine has it; until then they fall
-# back to NumPy with a FallbackWarning. np.matmul is a ufunc: it reaches the
-# fallback through ``array_ufunc``.
+# once the engine has it; until then they fall back to NumPy with a
+# FallbackWarning. (np.matmul, np.dot and np.tensordot run in the engine for
+# float32/float64.)
 _LIBRARY = (
-    np.dot,
     np.fft.fft,
     np.fft.ifft,
     np.fft.rfft,
