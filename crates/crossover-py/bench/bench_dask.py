@@ -55,11 +55,12 @@ def timed(fn, reps):
 def run_pair(client, n, chunk, reps, check_ref):
     import dask
     import dask.array as da
+    from distributed import wait
 
     x_np = da.random.default_rng(0).random((n, n), chunks=(chunk, chunk), dtype=np.float32)
     x_np = x_np.persist()
     x_xo = xd.from_array(x_np).persist()  # the same values, as crossover chunks
-    dask.distributed.wait([x_np, x_xo])
+    wait([x_np, x_xo])
 
     def run_numpy():
         return dask.compute(*workload(x_np))

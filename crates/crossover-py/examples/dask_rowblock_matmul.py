@@ -35,7 +35,8 @@ def main() -> None:
     p.add_argument("--scheduler", help="address of a running dask scheduler")
     args = p.parse_args()
 
-    from distributed import Client, LocalCluster
+    import dask.array as da
+    from distributed import Client, LocalCluster, wait
 
     if args.scheduler:
         cluster, client = None, Client(args.scheduler)
@@ -53,20 +54,22 @@ def main() -> None:
         client = Client(cluster)
     try:
         client.register_plugin(xd.CrossoverPlugin())
-        rng = np.random.default_rng(0)
-        a = rng.standard_normal((args.m, args.k), dtype=np.float32)
-        b = rng.standard_normal((args.k, args.n), dtype=np.float32)
-
         rows = -(-args.m // args.blocks)
-        A = xd.from_array(a, chunks=(rows, args.k)).persist()  # split by rows
-        B = xd.from_array(b, chunks=b.shape).persist()  # one chunk ...
-        client.replicate(B)  # ... held by every worker: B broadcast once
+        # A split by rows and B in one chunk, both made on the workers.
+        gen = da.random.default_rng(0)
+        A = xd.from_array(gen.standard_normal((args.m, args.k), chunks=(rows, args.k),
+                                              dtype=np.float32)).persist()
+        B = xd.from_array(gen.standard_normal((args.k, args.n), chunks=(args.k, args.n),
+                                              dtype=np.float32)).persist()
+        wait([A, B])
+        client.replicate(B)  # every worker holds B: broadcast once, before the product
 
         t = time.perf_counter()
         C = A @ B  # row block i of C = A_i @ B, on a worker holding A_i and B
         c = xd.compute(C)  # the row blocks gathered as one NumPy array
         took = time.perf_counter() - t
 
+        a, b = xd.compute(A, B)  # gathered as NumPy, for the float64 check
         want = a.astype(np.float64) @ b.astype(np.float64)
         err = np.abs(c - want).max() / np.abs(want).max()
         print(f"C = A @ B: A {a.shape}, B {b.shape} float32, {A.numblocks[0]} row blocks "

@@ -201,3 +201,20 @@ def test_killed_worker_is_retried(client, rng, tmp_path):
     client.wait_for_workers(2, timeout=60)
     after = set(client.run(os.getpid).values())
     assert before != after  # the nanny restarted the killed worker
+
+
+def test_a_chunk_read_by_several_tasks_is_computed_once(client, rng):
+    from dask.highlevelgraph import HighLevelGraph
+
+    a = nonzero(rng, (64, 64), np.float32)
+    x = xd.from_array(a, chunks=(32, 32))
+    y = np.sin(x) * 3 + x  # read by both reductions below
+    s, m = y.sum(axis=0), y.max()
+    keys = [s.__dask_keys__(), m.__dask_keys__()]
+    dsk = xd.optimize(HighLevelGraph.merge(s.dask, m.dask), keys)
+    wrapped = [k for k, t in dsk.items() if getattr(t, "func", None) is xd._evaluated]
+    assert len(wrapped) == 4, wrapped  # the four chunks of y, computed where they are made
+    got_s, got_m = xd.compute(s, m)
+    Y = np.sin(f64(a)) * 3 + f64(a)
+    np.testing.assert_allclose(got_s, Y.sum(axis=0), rtol=2e-5)
+    np.testing.assert_allclose(got_m, Y.max(), rtol=1e-6)

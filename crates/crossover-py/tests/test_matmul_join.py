@@ -155,3 +155,28 @@ def test_misaligned_contiguous_input(rng, dtype):
     np.testing.assert_array_equal(x.numpy(), a)
     np.testing.assert_array_equal((x + 1).numpy(), a + 1)
     np.testing.assert_array_equal(xo.evaluate("u + 1"), a + 1)
+
+
+def test_creation_with_like_gives_crossover_arrays():
+    m = xo.zeros((0, 0), dtype=np.float32)
+    a = np.array([], like=m, ndmin=2, dtype=np.float32)
+    assert isinstance(a, xo.ndarray) and a.shape == (1, 0) and a.dtype == np.float32  # as NumPy
+    b = np.asarray([1.5, 2.5], like=m)
+    assert isinstance(b, xo.ndarray) and b.numpy().tolist() == [1.5, 2.5]
+    e = np.empty((2, 3), dtype=np.float64, like=m)
+    assert isinstance(e, xo.ndarray) and e.shape == (2, 3)
+    r = np.arange(4, like=m)
+    assert isinstance(r, xo.ndarray) and r.numpy().tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_square_fast_path_keeps_numpys_dtypes(rng, dtype):
+    # x**2 runs as square(x) (Dask's moments use d**2): same values and
+    # dtypes as NumPy, including int ** 2.0 -> float64.
+    a = (nonzero(rng, (4, 5), np.float64) * 10).astype(dtype)
+    x = xo.asarray(a)
+    for e in (2, 2.0, 3):
+        got, want = x ** e, a ** e
+        assert got.dtype == want.dtype, (e, got.dtype, want.dtype)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    assert (x ** np.float32(2)).dtype == (a ** np.float32(2)).dtype

@@ -415,6 +415,24 @@ _IMPL[np.zeros_like] = _like("zeros")
 _IMPL[np.ones_like] = _like("ones")
 _IMPL[np.full_like] = _like("full")
 
+def _creation(np_func: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.array(data, like=x)``, ``np.empty(shape, like=x)``...: creation
+    dispatched to crossover by ``like=`` (Dask builds its small constants this
+    way). NumPy builds the values; the result is a crossover array."""
+
+    def impl(*args, **kwargs):
+        kwargs.pop("like", None)
+        r = np_func(*_to_host(args), **_to_host(kwargs))
+        return _from_host(r) if isinstance(r, np.ndarray) else r
+
+    return impl
+
+
+for _f in (np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.empty, np.zeros,
+           np.ones, np.full, np.arange):
+    _IMPL[_f] = _creation(_f)
+
+
 # ---- library ops and joins ----------------------------------------------------
 
 _MATMUL_DTYPES = {np.dtype(np.float32), np.dtype(np.float64)}
