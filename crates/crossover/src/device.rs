@@ -201,7 +201,9 @@ impl Locations {
     }
     /// The devices in the set, in [`DeviceKind::ALL`] order.
     pub fn iter(self) -> impl Iterator<Item = DeviceKind> {
-        DeviceKind::ALL.into_iter().filter(move |d| self.contains(*d))
+        DeviceKind::ALL
+            .into_iter()
+            .filter(move |d| self.contains(*d))
     }
 }
 
@@ -369,7 +371,10 @@ impl Backend for CpuBackend {
             return Ok(());
         }
         let mem = r.device_memory().ok_or_else(|| {
-            Error::internal("copy to host", "buffer valid nowhere on the host or a device")
+            Error::internal(
+                "copy to host",
+                "buffer valid nowhere on the host or a device",
+            )
         })?;
         mem.copy_to_host(buffer)?;
         r.add(DeviceKind::Cpu);

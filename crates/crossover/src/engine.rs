@@ -339,7 +339,13 @@ impl Engine {
                         let start = trace::now();
                         backend.copy_in(&v.buffer)?;
                         copy_s += start.elapsed().as_secs_f64();
-                        trace::copy_event(from, pk.device, v.buffer.nbytes(), start, Some(&pk.name));
+                        trace::copy_event(
+                            from,
+                            pk.device,
+                            v.buffer.nbytes(),
+                            start,
+                            Some(&pk.name),
+                        );
                     }
                 }
                 let start = trace::now();

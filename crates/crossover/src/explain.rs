@@ -54,7 +54,11 @@ fn source(k: &crate::cost::KernelEstimate) -> String {
         Source::Curve => "measured curve".to_string(),
     };
     if let Some((f, n)) = k.correction {
-        let _ = write!(s, ", x{f:.2} from {n} measured run{}", if n == 1 { "" } else { "s" });
+        let _ = write!(
+            s,
+            ", x{f:.2} from {n} measured run{}",
+            if n == 1 { "" } else { "s" }
+        );
     }
     s
 }

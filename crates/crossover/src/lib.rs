@@ -55,11 +55,11 @@ pub use cost::Profile;
 pub use device::{DeviceKind, Policy};
 pub use dtype::{DType, Element, Scalar};
 pub use engine::{policy, set_policy, DeviceStatus, Engine};
-pub use plan::Plan;
 pub use error::{Error, ErrorKind, Result};
 pub use exec::{evaluate_with_report, lower, KernelRun};
 pub use expr::evaluate;
 pub use op::{BinaryOp, ReduceOp, UnaryOp};
+pub use plan::Plan;
 pub use rng::Generator;
 pub use shape::SliceArg;
 

@@ -258,7 +258,8 @@ pub(crate) fn plan(
             sim.locs.insert(*id, locs.with(device));
         }
         for o in &k.outputs {
-            sim.locs.insert(InputId::Node(o.node.id), Locations::only(device));
+            sim.locs
+                .insert(InputId::Node(o.node.id), Locations::only(device));
         }
         out.push(PlannedKernel {
             name: k.name(),
@@ -295,7 +296,12 @@ fn choose(
     if usable.len() == 1 {
         let others: Vec<String> = options
             .iter()
-            .filter_map(|o| o.outcome.as_ref().err().map(|e| format!("{}: {e}", o.device)))
+            .filter_map(|o| {
+                o.outcome
+                    .as_ref()
+                    .err()
+                    .map(|e| format!("{}: {e}", o.device))
+            })
             .collect();
         return Ok((
             best,
@@ -323,10 +329,7 @@ fn choose(
     if bp.copies == 0 && best != DeviceKind::Cpu {
         notes.push(format!("inputs already on {best}"));
     } else if bp.copy_s > 0.0 {
-        notes.push(format!(
-            "includes {} of copies to {best}",
-            ms(bp.copy_s)
-        ));
+        notes.push(format!("includes {} of copies to {best}", ms(bp.copy_s)));
     }
     let mut reason = format!("fastest predicted completion: {}", parts.join(" vs "));
     if !notes.is_empty() {

@@ -125,7 +125,10 @@ pub fn calibrate(
     let n_bw = if quick { 1 << 22 } else { 1 << 24 };
     let big = ready(&[n_bw], DType::F32, 2)?;
     let (t, plan) = runner.time(false, &|| big.mul(2.0))?;
-    let bytes = plan.kernels.first().map_or(8.0 * n_bw as f64, |k| k.work.bytes);
+    let bytes = plan
+        .kernels
+        .first()
+        .map_or(8.0 * n_bw as f64, |k| k.work.bytes);
     cpu.bandwidth = bytes / (t - launch).max(t * 0.5);
     lines.push(format!(
         "cpu memory bandwidth     : {}B/s ({}B in {})",
@@ -150,7 +153,11 @@ pub fn calibrate(
         let what = format!(
             "cpu {} {}",
             dtype,
-            if trans { "transcendental" } else { "arithmetic" }
+            if trans {
+                "transcendental"
+            } else {
+                "arithmetic"
+            }
         );
         tick(&what, progress);
         let x = ready(&[n_rate], dtype, 3 + i as u64)?;
@@ -169,7 +176,11 @@ pub fn calibrate(
         let work = plan.kernels.first().map(|k| k.work.clone());
         let rate = match work {
             Some(w) if trans => {
-                let arith_s = if dtype == DType::F32 { w.arith / rates[0] } else { w.arith / rates[2] };
+                let arith_s = if dtype == DType::F32 {
+                    w.arith / rates[0]
+                } else {
+                    w.arith / rates[2]
+                };
                 w.transcendental / (t - launch - arith_s).max(t * 0.25)
             }
             Some(w) => w.arith / (t - launch).max(t * 0.5),

@@ -16,6 +16,7 @@ pub use calibrate::{calibrate, CalibrateOptions};
 pub use history::History;
 pub use profile::{
     fingerprint, profile_path, DeviceProfile, LibraryCurve, LinkProfile, Profile, Rates, Transfer,
+    PROFILE_FORMAT,
 };
 
 use crate::device::DeviceKind;
@@ -149,11 +150,15 @@ impl Profile {
     /// The entry for `device`, or a default one when the profile has none
     /// (a GPU entry is missing until calibrated on a machine with a GPU).
     pub fn device_or_default(&self, device: DeviceKind) -> DeviceProfile {
-        self.device(device).cloned().unwrap_or_else(|| match device {
-            DeviceKind::Cpu => DeviceProfile::cpu_default(),
-            // A mid-range data-centre GPU, until one is measured.
-            DeviceKind::Gpu => DeviceProfile::gpu_default("gpu (defaults)", 108, 1.4, 5120, 1.2),
-        })
+        self.device(device)
+            .cloned()
+            .unwrap_or_else(|| match device {
+                DeviceKind::Cpu => DeviceProfile::cpu_default(),
+                // A mid-range data-centre GPU, until one is measured.
+                DeviceKind::Gpu => {
+                    DeviceProfile::gpu_default("gpu (defaults)", 108, 1.4, 5120, 1.2)
+                }
+            })
     }
 
     /// Predicted time of `work` on `device`, without copies.

@@ -450,8 +450,8 @@ impl Profile {
     /// (bad JSON, impossible numbers) or stale (another version, another
     /// machine).
     pub fn load(path: &Path, any_machine: bool) -> Result<Profile> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| io_err("load profile", path, e.to_string()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| io_err("load profile", path, e.to_string()))?;
         let p = Profile::from_json(&text)
             .map_err(|e| io_err("load profile", path, format!("damaged, ignored: {e}")))?;
         if p.crossover_version != crate::VERSION {
@@ -486,8 +486,7 @@ impl Profile {
     /// [`Error::Io`] when the directory or file cannot be written.
     pub fn save(&self, path: &Path) -> Result<()> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| io_err("save profile", dir, e.to_string()))?;
+            std::fs::create_dir_all(dir).map_err(|e| io_err("save profile", dir, e.to_string()))?;
         }
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&tmp, self.to_json())

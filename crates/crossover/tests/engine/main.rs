@@ -6,6 +6,7 @@ mod elementwise;
 mod errors;
 mod expr_fuzz;
 mod fusion;
+mod placement;
 mod random;
 mod reductions;
 mod views;
