@@ -16,20 +16,21 @@ use crate::cost::Source;
 use crate::plan::{Choice, Plan, PlannedKernel};
 use std::fmt::{self, Write};
 
-/// A number with an SI prefix (`1.50 M`), no unit.
+/// A number with an SI prefix and a space, ready for a unit: `1.500 M`
+/// (then `B` gives `1.500 MB`), `12.000 ` (then `12.000 B`).
 pub fn si(v: f64) -> String {
     let (s, p) = if v >= 1e12 {
-        (v / 1e12, " T")
+        (v / 1e12, "T")
     } else if v >= 1e9 {
-        (v / 1e9, " G")
+        (v / 1e9, "G")
     } else if v >= 1e6 {
-        (v / 1e6, " M")
+        (v / 1e6, "M")
     } else if v >= 1e3 {
-        (v / 1e3, " k")
+        (v / 1e3, "k")
     } else {
-        (v, " ")
+        (v, "")
     };
-    format!("{s:.3}{p}").trim_end().to_string()
+    format!("{s:.3} {p}")
 }
 
 /// Seconds, in s, ms or us.
@@ -68,7 +69,7 @@ fn kernel(f: &mut fmt::Formatter<'_>, i: usize, k: &PlannedKernel) -> fmt::Resul
     writeln!(f, "  fused ops : {}", k.fused.join(", "))?;
     writeln!(
         f,
-        "  shape     : {:?} ({} points)",
+        "  shape     : {:?} ({}points)",
         k.shape,
         si(k.work.points as f64)
     )?;

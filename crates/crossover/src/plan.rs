@@ -319,7 +319,7 @@ fn choose(
         parts.push(format!("{d} {}", ms(p.total_s)));
         if p.kernel.seconds < bp.kernel.seconds && p.copy_s > 0.0 {
             notes.push(format!(
-                "{d} computes faster ({}) but needs {} of copies ({} B)",
+                "{d} computes faster ({}) but needs {} of copies ({}B)",
                 ms(p.kernel.seconds),
                 ms(p.copy_s),
                 crate::explain::si(p.copy_bytes as f64)

@@ -344,6 +344,12 @@ impl Array {
             .map(|_| ())
     }
 
+    /// Where the computed value is valid (host, gpu, or both); `None` while
+    /// the array is pending.
+    pub fn residency(&self) -> Option<crate::device::Locations> {
+        self.ready_value().map(|v| v.buffer.residency().locations())
+    }
+
     /// Where the kernels computing this array would run and why (predicted
     /// times per device, copies, the choice and its reason), without
     /// running anything. `to_string()` gives the readable report.

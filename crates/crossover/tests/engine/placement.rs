@@ -62,12 +62,12 @@ fn large_elementwise_goes_to_gpu_when_inputs_are_there() {
     assert!(k.reason.contains("inputs already on gpu"), "{}", k.reason);
     // Run it: the result lives on the GPU until host data is asked for.
     e.evaluate(&[y.clone()], None).unwrap();
-    let v = y.ready_value().unwrap();
-    assert!(v.buffer.residency().is_valid_on(GPU));
-    assert!(!v.buffer.residency().is_valid_on(CPU));
+    let at = y.residency().unwrap();
+    assert!(at.contains(GPU) && !at.contains(CPU), "{at}");
     let host = y.to_vec::<f32>().unwrap();
     assert_eq!(host[BIG - 1], 1.5 * 0.25 + 1.0);
-    assert!(v.buffer.residency().is_valid_on(CPU));
+    let at = y.residency().unwrap();
+    assert!(at.contains(GPU) && at.contains(CPU), "{at}");
 }
 
 #[test]
@@ -144,12 +144,14 @@ fn chain_keeps_intermediates_on_the_device() {
     assert!(plan.devices().iter().all(|d| *d == GPU), "{plan}");
     for k in &plan.kernels {
         assert_eq!(k.option(GPU).unwrap().copies, 0, "{plan}");
-        // On the CPU every later kernel would need its GPU inputs copied back.
-        assert!(k.option(CPU).unwrap().copies > 0, "{plan}");
+    }
+    // On the CPU every later kernel would need t copied back first.
+    for k in &plan.kernels[1..] {
+        assert_eq!(k.option(CPU).unwrap().copies, 1, "{plan}");
     }
     let ran = e.evaluate(&[s.clone(), w.clone()], None).unwrap();
     assert!(ran.kernels.iter().all(|k| k.measured_s.is_some()));
-    assert!(!w.ready_value().unwrap().buffer.residency().is_valid_on(CPU));
+    assert!(!w.residency().unwrap().contains(CPU));
     let tv = 1.5f64 * 0.25 + 1.0;
     assert_close(
         &[s.item().unwrap()],
@@ -274,7 +276,8 @@ fn unusable_device_is_never_chosen() {
 #[test]
 fn explain_names_predicted_times_and_the_reason() {
     let e = engine();
-    let (a, b) = big_pair();
+    let (a, _) = array(&[1 << 16], DType::F32, 7, 0.1, 1.0);
+    let (b, _) = array(&[1 << 16], DType::F32, 8, 0.1, 1.0);
     let y = a.mul(&b).unwrap().add(&a.sin().unwrap()).unwrap();
     let text = e.plan(&[y.clone()], None).unwrap().to_string();
     for want in [
@@ -285,7 +288,8 @@ fn explain_names_predicted_times_and_the_reason() {
         "copies",
         "choice    : cpu",
         "fastest predicted completion: cpu",
-        " ms",
+        " us",
+        "gpu computes faster",
         "synthetic",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
@@ -436,6 +440,8 @@ fn library_curve_interpolates_and_extrapolates() {
     for f in [3e6, 5e7, 1e10, 1e11] {
         let want = f / 1e11 + 2e-5;
         let got = c.seconds(f);
-        assert!((got / want - 1.0).abs() < 0.1, "{f}: {got} vs {want}");
+        // Log-log interpolation between points; the fit outside them.
+        let tol = if f <= 1e9 { 0.25 } else { 0.02 };
+        assert!((got / want - 1.0).abs() < tol, "{f}: {got} vs {want}");
     }
 }
