@@ -120,5 +120,10 @@ pub fn run(args: &ExplainArgs) -> Result<(), String> {
     }
     .map_err(err)?;
     print!("{plan}");
+    if args.run && args.synthetic_gpu && plan.devices().contains(&DeviceKind::Gpu) {
+        println!(
+            "note: the synthetic GPU runs its kernels on the host, so its measured times are host times"
+        );
+    }
     Ok(())
 }

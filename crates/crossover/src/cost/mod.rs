@@ -163,7 +163,14 @@ impl Profile {
 
     /// Predicted time of `work` on `device`, without copies.
     pub fn predict_kernel(&self, device: DeviceKind, work: &Work) -> KernelEstimate {
-        let d = self.device_or_default(device);
+        let owned;
+        let d = match self.device(device) {
+            Some(d) => d,
+            None => {
+                owned = self.device_or_default(device);
+                &owned
+            }
+        };
         let (arith_rate, trans_rate) = if work.double {
             (d.rates.f64_arith, d.rates.f64_transcendental)
         } else {

@@ -1,6 +1,7 @@
 //! Placement with a synthetic profile: a fast GPU behind a slow link (see
 //! `Profile::synthetic`), played by `SyntheticGpu`, which plans and keeps
 //! residency like a GPU and runs kernels on the host.
+#![allow(clippy::cloned_ref_to_slice_refs)] // `&[y.clone()]` reads better in tests
 
 use crate::common::{array, assert_close};
 use crossover::cost::{Profile, PROFILE_FORMAT};
@@ -36,7 +37,7 @@ fn small_elementwise_stays_on_cpu() {
     let e = engine();
     let (a, _) = array(&[1000], DType::F32, 1, 0.1, 1.0);
     let (b, _) = array(&[1000], DType::F32, 2, 0.1, 1.0);
-    let y = a.mul(&b).unwrap().add(&a.sin().unwrap()).unwrap();
+    let y = a.mul(&b).unwrap().add(a.sin().unwrap()).unwrap();
     let plan = e.plan(&[y], None).unwrap();
     assert_eq!(plan.devices(), vec![CPU]);
     let k = &plan.kernels[0];
@@ -278,7 +279,7 @@ fn explain_names_predicted_times_and_the_reason() {
     let e = engine();
     let (a, _) = array(&[1 << 16], DType::F32, 7, 0.1, 1.0);
     let (b, _) = array(&[1 << 16], DType::F32, 8, 0.1, 1.0);
-    let y = a.mul(&b).unwrap().add(&a.sin().unwrap()).unwrap();
+    let y = a.mul(&b).unwrap().add(a.sin().unwrap()).unwrap();
     let text = e.plan(&[y.clone()], None).unwrap().to_string();
     for want in [
         "fused(mul,sin,add)",
