@@ -14,4 +14,8 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== Rust tests"
 cargo test --workspace --quiet
 
+echo "== Python package (release build of the extension) and its tests"
+python3 -m pip install --quiet --disable-pip-version-check ./crates/crossover-py
+python3 -m pytest -q crates/crossover-py/tests
+
 echo "== all tests passed"
