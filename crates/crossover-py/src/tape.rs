@@ -63,6 +63,8 @@ pub enum Call {
         expr: Arc<Expr>,
         names: Arc<Vec<String>>,
     },
+    /// A single-output library op (matmul, solve, fft...) on array operands.
+    Library(crate::library::LibCall),
 }
 
 fn array(args: &[Operand], i: usize) -> crossover::Result<Array> {
@@ -122,6 +124,10 @@ pub fn apply(call: &Call, args: &[Operand]) -> crossover::Result<Array> {
                 .zip(arrays.iter())
                 .collect();
             expr.eval(&vars)
+        }
+        Call::Library(lib) => {
+            let arrays: Vec<Array> = (0..args.len()).map(a).collect::<crossover::Result<_>>()?;
+            crate::library::apply(lib, &arrays)
         }
     }
 }

@@ -53,7 +53,9 @@ def test_dtype_errors():
     with pytest.raises(xo.DTypeError):
         -b
     with pytest.raises(xo.DTypeError):
-        xo.asarray(np.ones(2, np.complex64)) + 1
+        xo.asarray(np.ones(2, np.float16))
+    with pytest.raises(xo.DTypeError):
+        xo.asarray(np.ones(2, np.complex64)) < 1  # complex numbers have no order
     with pytest.raises(TypeError):
         xo.asarray(np.ones(3)).astype(np.uint16)
 

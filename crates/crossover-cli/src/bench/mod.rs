@@ -1,5 +1,6 @@
 //! `crossover bench`: run workloads, check them, report timings.
 
+mod library;
 mod measure;
 pub mod workloads;
 

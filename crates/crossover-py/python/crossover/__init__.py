@@ -13,6 +13,8 @@ Entry points:
 * ``asarray`` / ``array`` -- crossover arrays from NumPy data (copied in).
 * ``explain`` -- the kernels that run, what was fused, bytes, flops, times.
 * ``random.default_rng(seed)`` -- Philox random numbers, lazily generated.
+* ``linalg``, ``fft``, ``sparse`` -- library ops (faer, rustfft, CSR), also
+  reached through ``np.linalg``/``np.fft``/``@`` on crossover arrays.
 * ``set_device`` / ``device`` -- where work runs ("auto", "cpu"; "gpu" raises
   ``DeviceError``: this build has no GPU backend).
 """
@@ -57,9 +59,13 @@ from ._crossover import (
 )
 from ._jit import explain, jit
 from ._numpy import get_fallback, set_fallback
-from . import random
+from . import fft, linalg, random, sparse
+from .linalg import matmul
 
 __all__ = [
+    "linalg",
+    "matmul",
+    "sparse",
     "ArgumentError",
     "CrossoverError",
     "DTypeError",
@@ -89,6 +95,7 @@ __all__ = [
     "exp",
     "expand_dims",
     "explain",
+    "fft",
     "floor",
     "full",
     "full_like",

@@ -7,8 +7,8 @@ other NumPy function *falls back*: its crossover inputs are computed, NumPy
 runs on host arrays, the results come back as crossover arrays, and a
 ``FallbackWarning`` is issued once per function (``set_fallback``).
 
-Binding a new engine op later is one line: add ``np.linalg.solve: <crossover
-call>`` to ``_IMPL`` (see ``_LIBRARY`` for the ones waiting on the engine).
+Binding a new engine op is one line: add ``np.some_function: <crossover
+call>`` to ``_IMPL``.
 """
 
 from __future__ import annotations
@@ -142,6 +142,8 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
             return getattr(inputs[0], _UFUNC_REDUCE[ufunc])(
                 axis=kwargs.get("axis", 0), keepdims=kwargs.get("keepdims", False)
             )
+    if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2:
+        return _C.matmul(*inputs)
     func = ufunc if method == "__call__" else getattr(ufunc, method)
     name = _name(ufunc) + ("" if method == "__call__" else f".{method}")
     return fallback(func, inputs, kwargs, name=name)
@@ -363,25 +365,62 @@ _IMPL[np.zeros_like] = _like("zeros")
 _IMPL[np.ones_like] = _like("ones")
 _IMPL[np.full_like] = _like("full")
 
-# Library ops waiting on the engine (issue 3): each becomes one line in _IMPL
-# (``np.dot: _C.matmul``...) once the engine has it; until then they fall
-# back to NumPy with a FallbackWarning. np.matmul is a ufunc: it reaches the
-# fallback through ``array_ufunc``.
-_LIBRARY = (
-    np.dot,
-    np.fft.fft,
-    np.fft.ifft,
-    np.fft.rfft,
-    np.fft.irfft,
-    np.fft.fft2,
-    np.fft.ifft2,
-    np.fft.fftn,
-    np.fft.ifftn,
-    np.linalg.solve,
-    np.linalg.svd,
-    np.linalg.cholesky,
-    np.linalg.qr,
-    np.linalg.eigh,
-    np.linalg.inv,
-    np.linalg.det,
-)
+# ---- library ops: np.matmul/np.dot, np.linalg.*, np.fft.* --------------------
+
+from . import fft as _fft  # noqa: E402
+from . import linalg as _linalg  # noqa: E402
+
+
+@_implements(np.dot)
+def _dot(a, b, out=None):
+    if out is not None or np.ndim(a) == 0 or np.ndim(b) == 0 or np.ndim(b) > 2:
+        return _FALLBACK  # scalars, out=, or dot's N-D rule (unlike matmul's)
+    return _C.matmul(a, b)
+
+
+@_implements(np.linalg.solve)
+def _solve(a, b):
+    return _linalg.solve(a, b)
+
+
+@_implements(np.linalg.svd)
+def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    if hermitian or (full_matrices and compute_uv and a.shape[-1] != a.shape[-2]):
+        return _FALLBACK  # a full SVD of a non-square matrix needs the complement basis
+    return _linalg.svd(a, full_matrices=False, compute_uv=compute_uv)
+
+
+@_implements(np.linalg.qr)
+def _qr(a, mode="reduced"):
+    return _linalg.qr(a) if mode == "reduced" else _FALLBACK
+
+
+@_implements(np.linalg.eigh)
+def _eigh(a, UPLO="L"):
+    return _linalg.eigh(a) if UPLO == "L" else _FALLBACK
+
+
+for _f in ("cholesky", "inv", "det"):
+    _IMPL[getattr(np.linalg, _f)] = getattr(_linalg, _f)
+
+
+def _fft1(name: str):
+    def impl(a, n=None, axis=-1, norm=None, out=None):
+        return _FALLBACK if out is not None else getattr(_fft, name)(a, n, axis, norm)
+
+    return impl
+
+
+def _fft2(name: str):
+    def impl(a, s=None, axes=(-2, -1), norm=None, out=None):
+        if out is not None or tuple(axes) != (-2, -1) or (s is not None and name != "irfft2"):
+            return _FALLBACK
+        return getattr(_fft, name)(a, s, axes, norm)
+
+    return impl
+
+
+for _f in ("fft", "ifft", "rfft", "irfft"):
+    _IMPL[getattr(np.fft, _f)] = _fft1(_f)
+for _f in ("fft2", "ifft2", "rfft2", "irfft2"):
+    _IMPL[getattr(np.fft, _f)] = _fft2(_f)
