@@ -14,8 +14,11 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== Rust tests"
 cargo test --workspace --quiet
 
-echo "== Python package (release build) and its tests"
-python3 -m pip install --quiet --disable-pip-version-check --no-build-isolation ./crates/crossover-py
-(cd crates/crossover-py && python3 -m pytest -q -p no:cacheprovider tests)
+echo "== Python package and its tests"
+# The dev profile (optimised, no LTO) reuses what `cargo test` just compiled;
+# a user's `pip install ./crates/crossover-py` builds the release profile.
+MATURIN_PEP517_ARGS="--profile dev" \
+  python3 -m pip install --quiet --disable-pip-version-check ./crates/crossover-py
+python3 -m pytest -q crates/crossover-py/tests
 
 echo "== all tests passed"

@@ -1,26 +1,23 @@
-//! `crossover info`: what this machine offers and what crossover uses.
+//! `crossover info`: the devices found (and why a GPU is not usable), the
+//! policy, the profile file and its age.
 
+use crossover::cost::{profile_path, Profile};
 use crossover::cpu::{self, simd};
+use crossover::device::{cores, cpu_model};
+use crossover::explain::time;
+use crossover::Engine;
 
-/// The CPU model name from /proc/cpuinfo (or "unknown").
-pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".to_string())
-}
-
-/// Logical cores the OS reports.
-pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+fn age(secs: u64) -> String {
+    match secs {
+        s if s < 120 => format!("{s} s"),
+        s if s < 7200 => format!("{} min", s / 60),
+        s if s < 172_800 => format!("{} h", s / 3600),
+        s => format!("{} days", s / 86_400),
+    }
 }
 
 pub fn run() -> Result<(), String> {
+    let engine = Engine::global();
     println!("crossover {}", crossover::VERSION);
     println!("cpu:       {} ({} cores)", cpu_model(), cores());
     println!("simd:      {}", simd::level().name());
@@ -28,6 +25,54 @@ pub fn run() -> Result<(), String> {
         "threads:   {} (set CROSSOVER_NUM_THREADS to change)",
         cpu::threads()
     );
-    println!("gpu:       no GPU backend in this build (CPU only)");
+    println!("devices:");
+    for d in engine.devices() {
+        match (&d.usable, &d.name) {
+            (Ok(()), Some(name)) => println!("  {:<4} usable: {name}", d.device.name()),
+            (Ok(()), None) => println!("  {:<4} usable", d.device.name()),
+            (Err(why), _) => println!("  {:<4} not usable: {why}", d.device.name()),
+        }
+    }
+    println!(
+        "policy:    {} (CROSSOVER_DEVICE={})",
+        engine.policy(),
+        std::env::var("CROSSOVER_DEVICE").unwrap_or_else(|_| "unset".into())
+    );
+    match profile_path() {
+        None => println!("profile:   no location (HOME unset; set CROSSOVER_PROFILE)"),
+        Some(p) if !p.exists() => println!(
+            "profile:   {} (not written yet; run `crossover calibrate --quick`)",
+            p.display()
+        ),
+        Some(p) => match Profile::load(&p, false) {
+            Ok(prof) => {
+                println!("profile:   {}", p.display());
+                println!(
+                    "           {}, age {}, {} history entries",
+                    prof.source,
+                    age(prof.age_s()),
+                    prof.history.len()
+                );
+                for d in &prof.devices {
+                    println!(
+                        "           {}: launch {}, {:.1} GB/s, {:.1} GFLOP/s f32",
+                        d.device,
+                        time(d.launch_s),
+                        d.bandwidth / 1e9,
+                        d.rates.f32_arith / 1e9
+                    );
+                }
+            }
+            Err(e) => println!("profile:   {e}"),
+        },
+    }
+    println!("in use:    {}", engine.profile_note());
+    println!(
+        "trace:     {}",
+        crossover::trace::env_path()
+            .map_or("off (set CROSSOVER_TRACE=file.json)".to_string(), |p| {
+                format!("on, written to {} at exit", p.display())
+            })
+    );
     Ok(())
 }

@@ -1,6 +1,8 @@
-//! The `crossover` command: benchmarks (the main job) and machine info.
+//! The `crossover` command: benchmarks, calibration, explain, machine info.
 
 mod bench;
+mod calibrate;
+mod explain;
 mod info;
 
 use clap::{Parser, Subcommand};
@@ -18,7 +20,12 @@ struct Cli {
 enum Command {
     /// Run benchmark workloads, checked against float64 references.
     Bench(bench::BenchArgs),
-    /// Show the version, CPU, SIMD level and threads in use.
+    /// Measure this machine and write its profile (used for placement).
+    Calibrate(calibrate::CalibrateArgs),
+    /// Show where each kernel of an expression would run, and why.
+    Explain(explain::ExplainArgs),
+    /// Show the devices found (and why a GPU is not usable), the policy and
+    /// the profile file.
     Info,
 }
 
@@ -26,6 +33,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bench(args) => bench::run(&args),
+        Command::Calibrate(args) => calibrate::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Info => info::run(),
     };
     match result {

@@ -2,9 +2,9 @@
 //! fused into each, why each boundary exists, bytes and flops, and after a
 //! run the measured time of each kernel.
 //!
-//! Today this lists `crossover::lower` (and `evaluate_with_report` when it
-//! runs); placement details (predicted time per device, transfers) come with
-//! the engine's planner.
+//! The kernels come from `crossover::lower` (and `evaluate_with_report`
+//! when it runs); the engine's placement report (predicted time per device,
+//! copies, choice and reason) is `e.placement` and ends `str(e)`.
 
 use crate::array::PyArr;
 use crate::errors;
@@ -20,6 +20,7 @@ struct KernelInfo {
     points: usize,
     bytes: usize,
     flops: f64,
+    device: &'static str,
     seconds: Option<f64>,
 }
 
@@ -30,6 +31,7 @@ struct KernelInfo {
 pub struct Explanation {
     kernels: Vec<KernelInfo>,
     ran: bool,
+    placement: String,
 }
 
 fn si(v: f64, unit: &str) -> String {
@@ -72,11 +74,19 @@ impl Explanation {
             d.set_item("points", k.points)?;
             d.set_item("bytes", k.bytes)?;
             d.set_item("flops", k.flops)?;
-            d.set_item("device", "cpu")?;
+            d.set_item("device", k.device)?;
             d.set_item("seconds", k.seconds)?;
             out.append(d)?;
         }
         Ok(out)
+    }
+
+    /// The engine's placement report: per kernel the predicted time on each
+    /// device (kernel and copies, or why a device cannot run it), the choice
+    /// and the reason, and measured times after a run.
+    #[getter]
+    fn placement(&self) -> &str {
+        &self.placement
     }
 
     /// Whether the kernels ran (and ``seconds`` are measured).
@@ -99,7 +109,7 @@ impl Explanation {
     fn __str__(&self) -> String {
         let level = crossover::cpu::simd::level();
         let mut s = format!(
-            "crossover plan: {} kernel{} on cpu ({}, {} threads; the only backend in this build)",
+            "crossover plan: {} kernel{} (cpu: {}, {} threads)",
             self.kernels.len(),
             if self.kernels.len() == 1 { "" } else { "s" },
             level.name(),
@@ -135,6 +145,8 @@ impl Explanation {
                 );
             }
         }
+        s += "placement:\n";
+        s += &self.placement;
         s
     }
 
@@ -161,17 +173,25 @@ pub fn _explain(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>, run: bool) -> PyR
             points: k.numel(),
             bytes: k.bytes(),
             flops: k.flops(),
+            device: "cpu",
             seconds: None,
         })
         .collect();
     drop(kernels);
+    let mut placement = errors::engine(py, || crossover::Engine::global().plan(&arrays, None))?;
     if run {
         crate::device::check(py)?;
         let runs = errors::detached(py, || crossover::evaluate_with_report(&arrays))?;
         if runs.len() == infos.len() && runs.iter().zip(&infos).all(|(r, k)| r.name == k.name) {
             for (r, k) in runs.iter().zip(infos.iter_mut()) {
                 k.seconds = Some(r.seconds);
+                k.device = r.device;
             }
+            for (r, k) in runs.iter().zip(placement.kernels.iter_mut()) {
+                k.measured_s = Some(r.seconds);
+                k.measured_copy_s = Some(r.copy_seconds);
+            }
+            placement.ran = true;
         } else {
             // The engine ran a different plan than it listed: report the run.
             infos = runs
@@ -184,6 +204,7 @@ pub fn _explain(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>, run: bool) -> PyR
                     points: r.points,
                     bytes: r.bytes,
                     flops: r.flops,
+                    device: r.device,
                     seconds: Some(r.seconds),
                 })
                 .collect();
@@ -192,5 +213,6 @@ pub fn _explain(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>, run: bool) -> PyR
     Ok(Explanation {
         kernels: infos,
         ran: run,
+        placement: placement.to_string(),
     })
 }

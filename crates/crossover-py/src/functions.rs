@@ -260,18 +260,6 @@ pub fn transpose(
     wrap(py, op(py, Call::Permute(perm), &[Operand::Array(a)])?)
 }
 
-/// Matrix product ``x1 @ x2`` with NumPy's rules (1-D operands, batch
-/// broadcasting), run by the engine's library matmul; lazy.
-#[pyfunction]
-pub fn matmul(py: Python<'_>, x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = args::array_arg(x1, Intake::Copy)?;
-    let b = args::array_arg(x2, Intake::Copy)?;
-    wrap(
-        py,
-        op(py, Call::Matmul, &[Operand::Array(a), Operand::Array(b)])?,
-    )
-}
-
 // ---- @jit support ---------------------------------------------------------
 
 fn engine_arrays(objs: &Bound<'_, PyList>, lazy: bool) -> PyResult<Vec<Array>> {

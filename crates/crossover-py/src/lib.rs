@@ -12,6 +12,7 @@ mod errors;
 mod evaluate;
 mod explain;
 mod functions;
+mod library;
 mod random;
 mod tape;
 
@@ -25,6 +26,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<device::DeviceScope>()?;
     m.add_class::<explain::Explanation>()?;
     m.add_class::<random::PyGenerator>()?;
+    m.add_class::<library::PyCsr>()?;
     m.add_class::<tape::Tape>()?;
     m.add("__version__", crossover::VERSION)?;
     macro_rules! add {
@@ -49,7 +51,6 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         functions::broadcast_to,
         functions::expand_dims,
         functions::transpose,
-        functions::matmul,
         functions::_to_inputs,
         functions::_tracing,
         functions::_trace_begin,
@@ -60,6 +61,12 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         functions::_adopt,
         functions::_test_panic,
         functions::info,
+        library::matmul,
+        library::solve,
+        library::linalg_unary,
+        library::linalg_multi,
+        library::fft1,
+        library::fft2,
     );
     Ok(())
 }

@@ -39,8 +39,6 @@ pub enum Call {
     ExpandDims(isize),
     Squeeze(Option<isize>),
     SwapAxes(isize, isize),
-    /// `a @ b` (the engine's library matmul, NumPy's rules).
-    Matmul,
     Full {
         shape: Vec<usize>,
         value: Scalar,
@@ -65,6 +63,8 @@ pub enum Call {
         expr: Arc<Expr>,
         names: Arc<Vec<String>>,
     },
+    /// A single-output library op (matmul, solve, fft...) on array operands.
+    Library(crate::library::LibCall),
 }
 
 fn array(args: &[Operand], i: usize) -> crossover::Result<Array> {
@@ -98,7 +98,6 @@ pub fn apply(call: &Call, args: &[Operand]) -> crossover::Result<Array> {
         Call::ExpandDims(ax) => a(0)?.expand_dims(*ax),
         Call::Squeeze(ax) => a(0)?.squeeze(*ax),
         Call::SwapAxes(x, y) => a(0)?.swapaxes(*x, *y),
-        Call::Matmul => a(0)?.matmul(&a(1)?),
         Call::Full {
             shape,
             value,
@@ -125,6 +124,10 @@ pub fn apply(call: &Call, args: &[Operand]) -> crossover::Result<Array> {
                 .zip(arrays.iter())
                 .collect();
             expr.eval(&vars)
+        }
+        Call::Library(lib) => {
+            let arrays: Vec<Array> = (0..args.len()).map(a).collect::<crossover::Result<_>>()?;
+            crate::library::apply(lib, &arrays)
         }
     }
 }

@@ -52,12 +52,10 @@ def test_dtype_errors():
         b - b  # NumPy also rejects boolean subtract
     with pytest.raises(xo.DTypeError):
         -b
-    # complex arithmetic is in the engine (since the library merge)
-    c = xo.asarray(np.ones(2, np.complex64)) + 1
-    assert c.dtype == np.complex64
-    np.testing.assert_array_equal(c.numpy(), np.ones(2, np.complex64) + 1)
     with pytest.raises(xo.DTypeError):
         xo.asarray(np.ones(2, np.float16))
+    with pytest.raises(xo.DTypeError):
+        xo.asarray(np.ones(2, np.complex64)) < 1  # complex numbers have no order
     with pytest.raises(TypeError):
         xo.asarray(np.ones(3)).astype(np.uint16)
 

@@ -10,6 +10,7 @@
 //! Every storage type has all bit patterns valid (bool is stored as `u8`), so
 //! recycled or fresh (zeroed) memory can be viewed as any element type.
 
+use crate::device::Residency;
 use crate::dtype::{DType, Element};
 
 use crate::error::{Error, Result};
@@ -239,6 +240,8 @@ pub struct Buffer {
     mem: Option<HostMem>,
     /// Keeps external memory alive (see [`Buffer::from_external`]).
     owner: Option<Box<dyn std::any::Any + Send + Sync>>,
+    /// Where the contents are valid (host and/or a device).
+    residency: Residency,
 }
 
 impl Buffer {
@@ -253,6 +256,7 @@ impl Buffer {
             len,
             mem: Some(HostMem::alloc(bytes)?),
             owner: None,
+            residency: Residency::default(),
         })
     }
 
@@ -286,7 +290,13 @@ impl Buffer {
                 kind: MemKind::External,
             }),
             owner: Some(owner),
+            residency: Residency::default(),
         }
+    }
+
+    /// Where the buffer's contents are valid (host, a device, or both).
+    pub fn residency(&self) -> &Residency {
+        &self.residency
     }
 
     /// Whether the memory belongs to another object ([`Buffer::from_external`]).

@@ -1,10 +1,15 @@
 //! Lowering, step 3: run the kernels in order and store their results.
+//!
+//! The executor itself is [`Engine::evaluate`](crate::Engine::evaluate): it
+//! plans each kernel's device ([`crate::plan`]), copies inputs that are not
+//! valid there, runs the kernel on that backend, and records measured
+//! beside predicted times. These are the process-wide entry points.
 
 use crate::array::Array;
+use crate::engine::Engine;
 use crate::error::{catch_panic, Result};
 use crate::fuse::{fuse, Kernel};
-use crate::graph::{resolve_ready_view, Graph};
-use std::time::Instant;
+use crate::graph::Graph;
 
 /// What one kernel did in a run.
 #[derive(Clone, Debug)]
@@ -13,12 +18,22 @@ pub struct KernelRun {
     pub name: String,
     /// Structural key (program text without constants).
     pub key: String,
+    /// Points in the iteration space.
     pub points: usize,
+    /// Bytes read and written.
     pub bytes: usize,
+    /// Estimated flops.
     pub flops: f64,
+    /// Where it ran (`cpu`, `gpu`).
     pub device: &'static str,
-    /// Measured wall time in seconds.
+    /// Measured wall time in seconds (the kernel, without copies).
     pub seconds: f64,
+    /// Predicted kernel seconds on that device.
+    pub predicted: f64,
+    /// Measured seconds of the copies its inputs needed.
+    pub copy_seconds: f64,
+    /// Why the device was chosen.
+    pub reason: String,
 }
 
 /// The kernels that would run to compute `outputs`, without running them.
@@ -36,44 +51,29 @@ pub fn lower(outputs: &[Array]) -> Result<Vec<Kernel>> {
     catch_panic("lower", || fuse(&Graph::collect(outputs)))
 }
 
-/// Computes `outputs` (and what they need) now.
+/// Computes `outputs` (and what they need) now, placed by the process-wide
+/// [`Engine`](crate::Engine).
 pub fn evaluate(outputs: &[Array]) -> Result<()> {
-    evaluate_with_report(outputs).map(|_| ())
+    Engine::global().evaluate(outputs, None).map(|_| ())
 }
 
 /// Like [`evaluate`], returning what each kernel did.
 pub fn evaluate_with_report(outputs: &[Array]) -> Result<Vec<KernelRun>> {
-    catch_panic("eval", || {
-        let graph = Graph::collect(outputs);
-        let mut runs = Vec::new();
-        if !graph.is_empty() {
-            let kernels = fuse(&graph)?;
-            for k in &kernels {
-                let t = Instant::now();
-                let values = crate::cpu::run_kernel(k)?;
-                let seconds = t.elapsed().as_secs_f64();
-                for (node, v) in k.outputs.iter().zip(values) {
-                    node.set_value(v);
-                }
-                runs.push(KernelRun {
-                    name: k.name(),
-                    key: k.key(),
-                    points: k.numel(),
-                    bytes: k.bytes(),
-                    flops: k.flops(),
-                    device: "cpu",
-                    seconds,
-                });
-            }
-        }
-        for o in outputs {
-            if !resolve_ready_view(o) {
-                return Err(crate::Error::internal(
-                    "eval",
-                    format!("{o:?} was not computed"),
-                ));
-            }
-        }
-        Ok(runs)
-    })
+    let plan = Engine::global().evaluate(outputs, None)?;
+    Ok(plan
+        .kernels
+        .into_iter()
+        .map(|k| KernelRun {
+            predicted: k.predicted().map_or(0.0, |p| p.kernel.seconds),
+            name: k.name,
+            key: k.key,
+            points: k.work.points,
+            bytes: k.work.bytes as usize,
+            flops: k.work.flops(),
+            device: k.device.name(),
+            seconds: k.measured_s.unwrap_or(0.0),
+            copy_seconds: k.measured_copy_s.unwrap_or(0.0),
+            reason: k.reason,
+        })
+        .collect())
 }

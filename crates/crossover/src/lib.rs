@@ -24,30 +24,42 @@
 //!
 //! Stages, in order (see ARCHITECTURE.md): [`array`] records ops,
 //! [`graph`] collects pending nodes, [`fuse`] makes kernels of [`expr::ir`]
-//! programs, [`exec`] runs them on the [`cpu`] backend.
+//! programs, [`plan`] places each on a device by the [`cost`] model,
+//! [`exec`]/[`Engine`] run them ([`cpu`] backend; [`device`] residency),
+//! [`explain`] and [`trace`] say what happened.
 
 pub mod array;
 pub mod buffer;
+pub mod cost;
 pub mod cpu;
+pub mod device;
 pub mod dtype;
+pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod explain;
 pub mod expr;
 pub mod fft;
 pub mod fuse;
 pub mod graph;
 pub mod linalg;
 pub mod op;
+pub mod plan;
 pub mod rng;
 pub mod shape;
 pub mod sparse;
+pub mod trace;
 
 pub use array::{Array, Operand, Value};
+pub use cost::Profile;
+pub use device::{DeviceKind, Policy};
 pub use dtype::{DType, Element, Scalar};
+pub use engine::{policy, set_policy, DeviceStatus, Engine};
 pub use error::{Error, ErrorKind, Result};
 pub use exec::{evaluate_with_report, lower, KernelRun};
 pub use expr::evaluate;
 pub use op::{BinaryOp, ReduceOp, UnaryOp};
+pub use plan::Plan;
 pub use rng::Generator;
 pub use shape::SliceArg;
 

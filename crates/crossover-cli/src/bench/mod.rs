@@ -1,5 +1,6 @@
 //! `crossover bench`: run workloads, check them, report timings.
 
+mod library;
 mod measure;
 pub mod workloads;
 
@@ -74,15 +75,32 @@ pub struct Row {
 }
 
 fn devices(arg: DeviceArg) -> Result<Vec<&'static str>, String> {
+    let gpu = crossover::Engine::global()
+        .devices()
+        .into_iter()
+        .find(|d| d.device == crossover::DeviceKind::Gpu)
+        .map_or(Err("no GPU".to_string()), |d| d.usable);
     match arg {
-        DeviceArg::Gpu => Err(
-            "--device gpu: no GPU backend is available in this build of crossover \
-             (the CUDA backend is not implemented yet); use --device cpu"
-                .to_string(),
-        ),
-        // Placement today has one device to choose from.
-        DeviceArg::Cpu | DeviceArg::Auto | DeviceArg::All => Ok(vec!["cpu"]),
+        DeviceArg::Gpu => match gpu {
+            Ok(()) => Ok(vec!["gpu"]),
+            Err(why) => Err(format!(
+                "--device gpu: the GPU cannot be used: {why}; use --device cpu or auto"
+            )),
+        },
+        DeviceArg::Cpu => Ok(vec!["cpu"]),
+        // `auto` goes through the planner (each kernel placed by the cost model).
+        DeviceArg::Auto => Ok(vec!["auto"]),
+        DeviceArg::All => Ok(if gpu.is_ok() {
+            vec!["cpu", "gpu", "auto"]
+        } else {
+            vec!["cpu", "auto"]
+        }),
     }
+}
+
+/// The engine policy a `--device` value stands for.
+fn policy_of(device: &str) -> crossover::Policy {
+    device.parse().unwrap_or_default()
 }
 
 fn select(names: &[String]) -> Result<Vec<Box<dyn Workload>>, String> {
@@ -108,6 +126,7 @@ fn select(names: &[String]) -> Result<Vec<Box<dyn Workload>>, String> {
 pub fn run(args: &BenchArgs) -> Result<(), String> {
     let workloads = select(&args.workloads)?;
     let devices = devices(args.device)?;
+    let previous = crossover::policy();
     let method = Method {
         min_reps: args.reps.max(1),
         min_time: args.min_time.max(0.0),
@@ -147,6 +166,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         };
         let mut rows = Vec::new();
         for &device in &devices {
+            crossover::set_policy(policy_of(device));
             for &variant in &variants {
                 bar.set_message(format!("{} {variant} {size} on {device}", w.name()));
                 let row = run_case(w, case.as_mut(), variant, size, device, method)
@@ -169,6 +189,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         }
     }
     bar.finish_and_clear();
+    crossover::set_policy(previous);
     if failures > 0 {
         return Err(format!("{failures} case(s) failed their float64 check"));
     }

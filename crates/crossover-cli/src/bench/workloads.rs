@@ -5,7 +5,8 @@
 //! the result against a plain-Rust float64 computation on the same inputs.
 
 use crossover::rng::{fill_uniform_f32_portable, RandomKey};
-use crossover::{Array, DType, Generator, Result};
+use crossover::sparse::Csr;
+use crossover::{Array, DType, Error, Generator, Result};
 
 /// What one run of a case moves and computes, for rates in the report.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,7 +26,7 @@ pub struct Check {
 }
 
 impl Check {
-    fn within(err: f64, tol: f64, what: &str) -> Check {
+    pub(super) fn within(err: f64, tol: f64, what: &str) -> Check {
         Check {
             ok: err <= tol,
             detail: format!("{what} {err:.1e} (tol {tol:.0e})"),
@@ -52,24 +53,61 @@ pub trait Workload: Sync {
 /// Prepared inputs of a workload at one size.
 pub trait Case {
     /// Runs `variant` to completion and returns the result.
-    fn run(&mut self, variant: &str) -> Result<Array>;
+    fn run(&mut self, variant: &str) -> Result<Output>;
     /// Checks a result of `run` against the float64 reference.
-    fn check(&mut self, variant: &str, result: &Array) -> Result<Check>;
+    fn check(&mut self, variant: &str, result: &Output) -> Result<Check>;
     fn work(&self, variant: &str) -> Work;
+}
+
+/// What a case's run produced.
+pub enum Output {
+    Dense(Array),
+    /// Several arrays (e.g. U, s, Vt).
+    Many(Vec<Array>),
+    Sparse(Csr),
+}
+
+impl From<Array> for Output {
+    fn from(a: Array) -> Output {
+        Output::Dense(a)
+    }
+}
+
+impl Output {
+    /// The single dense array, or an error naming what was there.
+    pub fn dense(&self) -> Result<&Array> {
+        match self {
+            Output::Dense(a) => Ok(a),
+            Output::Many(_) => Err(Error::InvalidArgument {
+                op: "bench",
+                msg: "expected one array, got several".into(),
+            }),
+            Output::Sparse(_) => Err(Error::InvalidArgument {
+                op: "bench",
+                msg: "expected a dense array, got CSR".into(),
+            }),
+        }
+    }
 }
 
 /// All workloads, in report order.
 pub fn all() -> Vec<Box<dyn Workload>> {
+    use super::library::{Fft2, Matmul, Solve, SparseMatmul, Svd};
     vec![
         Box::new(Elementwise),
         Box::new(Reduction),
+        Box::new(Matmul),
+        Box::new(Fft2),
+        Box::new(Solve),
+        Box::new(Svd),
+        Box::new(SparseMatmul),
         Box::new(MonteCarloPi),
         Box::new(ConditionalAccumulate),
         Box::new(ImagePipeline),
     ]
 }
 
-fn uniform(seed: u64, shape: &[usize], dtype: DType) -> Result<Array> {
+pub(super) fn uniform(seed: u64, shape: &[usize], dtype: DType) -> Result<Array> {
     let a = Generator::new(seed).uniform(shape, dtype)?;
     a.eval()?;
     Ok(a)
@@ -90,7 +128,17 @@ fn max_mixed_err(got: &[f64], want: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn rel_err(got: f64, want: f64) -> f64 {
+/// ||got - want|| / ||want|| (Euclidean norms).
+pub(super) fn rel_norm_err(got: &[f64], want: &[f64]) -> f64 {
+    let diff: f64 = got.iter().zip(want).map(|(g, w)| (g - w).powi(2)).sum();
+    let norm: f64 = want.iter().map(|w| w * w).sum();
+    if got.len() != want.len() || diff.is_nan() {
+        return f64::INFINITY;
+    }
+    (diff / norm.max(f64::MIN_POSITIVE)).sqrt()
+}
+
+pub(super) fn rel_err(got: f64, want: f64) -> f64 {
     (got - want).abs() / want.abs().max(f64::MIN_POSITIVE)
 }
 
@@ -128,13 +176,14 @@ impl Workload for Elementwise {
 }
 
 impl Case for ElementwiseCase {
-    fn run(&mut self, _: &str) -> Result<Array> {
+    fn run(&mut self, _: &str) -> Result<Output> {
         let (a, b) = (&self.a, &self.b);
         let y = a.mul(b)?.add(&a.sin()?)?.add(&b.cos()?)?;
         y.eval()?;
-        Ok(y)
+        Ok(y.into())
     }
-    fn check(&mut self, _: &str, y: &Array) -> Result<Check> {
+    fn check(&mut self, _: &str, out: &Output) -> Result<Check> {
+        let y = out.dense()?;
         let (a, b) = (self.a.to_vec::<f32>()?, self.b.to_vec::<f32>()?);
         let want: Vec<f64> = a
             .iter()
@@ -197,16 +246,17 @@ impl Workload for Reduction {
 }
 
 impl Case for ReductionCase {
-    fn run(&mut self, variant: &str) -> Result<Array> {
+    fn run(&mut self, variant: &str) -> Result<Output> {
         let r = match variant {
             "sum" => self.x.sum(None, false)?,
             "mean" => self.x.mean(None, false)?,
             _ => self.x.std(None, false, 0)?,
         };
         r.eval()?;
-        Ok(r)
+        Ok(r.into())
     }
-    fn check(&mut self, variant: &str, r: &Array) -> Result<Check> {
+    fn check(&mut self, variant: &str, out: &Output) -> Result<Check> {
+        let r = out.dense()?;
         if self.host.is_none() {
             self.host = Some(self.x.to_vec::<f32>()?);
         }
@@ -263,7 +313,7 @@ impl Workload for MonteCarloPi {
 }
 
 impl Case for MonteCarloCase {
-    fn run(&mut self, _: &str) -> Result<Array> {
+    fn run(&mut self, _: &str) -> Result<Output> {
         // The random numbers are generated inside the timed region (that is
         // the workload); they fuse into the reduction, so no N-element array
         // is ever written.
@@ -277,9 +327,10 @@ impl Case for MonteCarloCase {
             .mean(None, false)?
             .mul(4.0)?;
         pi.eval()?;
-        Ok(pi)
+        Ok(pi.into())
     }
-    fn check(&mut self, _: &str, pi: &Array) -> Result<Check> {
+    fn check(&mut self, _: &str, out: &Output) -> Result<Check> {
+        let pi = out.dense()?;
         // Same Philox numbers (streams 0 and 1), counted in f64.
         let mut inside = 0u64;
         let mut xs = vec![0f32; 1 << 16];
@@ -365,13 +416,14 @@ impl Workload for ConditionalAccumulate {
 }
 
 impl Case for ConditionalCase {
-    fn run(&mut self, _: &str) -> Result<Array> {
+    fn run(&mut self, _: &str) -> Result<Output> {
         let x = &self.x;
         let r = Array::where_(&x.gt(0.5)?, &x.mul(x)?, &x.neg()?)?.sum(None, false)?;
         r.eval()?;
-        Ok(r)
+        Ok(r.into())
     }
-    fn check(&mut self, _: &str, r: &Array) -> Result<Check> {
+    fn check(&mut self, _: &str, out: &Output) -> Result<Check> {
+        let r = out.dense()?;
         let want: f64 = self
             .x
             .to_vec::<f64>()?
@@ -432,12 +484,13 @@ pub fn image_pipeline(x: &Array) -> Result<Array> {
 }
 
 impl Case for ImageCase {
-    fn run(&mut self, _: &str) -> Result<Array> {
+    fn run(&mut self, _: &str) -> Result<Output> {
         let z = image_pipeline(&self.x)?;
         z.eval()?;
-        Ok(z)
+        Ok(z.into())
     }
-    fn check(&mut self, _: &str, z: &Array) -> Result<Check> {
+    fn check(&mut self, _: &str, out: &Output) -> Result<Check> {
+        let z = out.dense()?;
         let x = self.x.to_vec::<f32>()?;
         let got = z.to_vec::<f32>()?;
         let per = IMAGE * IMAGE;

@@ -15,6 +15,8 @@ Entry points:
   product; ``concatenate`` / ``stack`` join computed arrays.
 * ``explain`` -- the kernels that run, what was fused, bytes, flops, times.
 * ``random.default_rng(seed)`` -- Philox random numbers, lazily generated.
+* ``linalg``, ``fft``, ``sparse`` -- library ops (faer, rustfft, CSR), also
+  reached through ``np.linalg``/``np.fft``/``@`` on crossover arrays.
 * ``set_device`` / ``device`` -- where work runs ("auto", "cpu"; "gpu" raises
   ``DeviceError``: this build has no GPU backend).
 """
@@ -50,7 +52,6 @@ from ._crossover import (
     full,
     get_device,
     linspace,
-    matmul,
     ndarray,
     ones,
     set_device,
@@ -60,9 +61,13 @@ from ._crossover import (
 )
 from ._jit import explain, jit
 from ._numpy import concatenate, get_fallback, set_fallback, stack, tensordot
-from . import random
+from . import fft, linalg, random, sparse
+from .linalg import matmul
 
 __all__ = [
+    "linalg",
+    "matmul",
+    "sparse",
     "ArgumentError",
     "CrossoverError",
     "DTypeError",
@@ -93,6 +98,7 @@ __all__ = [
     "exp",
     "expand_dims",
     "explain",
+    "fft",
     "floor",
     "full",
     "full_like",
@@ -106,7 +112,6 @@ __all__ = [
     "less_equal",
     "linspace",
     "log",
-    "matmul",
     "logical_and",
     "logical_not",
     "logical_or",

@@ -7,8 +7,8 @@ other NumPy function *falls back*: its crossover inputs are computed, NumPy
 runs on host arrays, the results come back as crossover arrays, and a
 ``FallbackWarning`` is issued once per function (``set_fallback``).
 
-Binding a new engine op later is one line: add ``np.linalg.solve: <crossover
-call>`` to ``_IMPL`` (see ``_LIBRARY`` for the ones waiting on the engine).
+Binding a new engine op is one line: add ``np.some_function: <crossover
+call>`` to ``_IMPL``.
 """
 
 from __future__ import annotations
@@ -185,10 +185,8 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
         r = _ufunc_with_dtype(ufunc, inputs, kwargs.get("dtype"))
         if r is not _FALLBACK:
             return r
-    if ufunc is np.matmul and method == "__call__" and len(inputs) == 2 and not kwargs:
-        r = _matmul(*inputs)
-        if r is not _FALLBACK:
-            return r
+    if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2:
+        return _C.matmul(*inputs)
     func = ufunc if method == "__call__" else getattr(ufunc, method)
     name = _name(ufunc) + ("" if method == "__call__" else f".{method}")
     return fallback(func, inputs, kwargs, name=name)
@@ -433,8 +431,6 @@ for _f in (np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.empty, 
     _IMPL[_f] = _creation(_f)
 
 
-# ---- library ops and joins ----------------------------------------------------
-
 _MATMUL_DTYPES = {np.dtype(np.float32), np.dtype(np.float64)}
 
 
@@ -442,22 +438,68 @@ def _dtype_of(a: Any) -> Any:
     return a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype
 
 
-def _matmul(a: Any, b: Any) -> Any:
-    """``a @ b`` by the engine for float32/float64 operands (integer and
-    bool products keep NumPy's integer semantics through the fallback)."""
-    if _dtype_of(a) not in _MATMUL_DTYPES or _dtype_of(b) not in _MATMUL_DTYPES:
-        return _FALLBACK
-    if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return _FALLBACK  # NumPy's error message for scalars
-    return _C.matmul(a, b)
+# ---- library ops: np.matmul/np.dot, np.linalg.*, np.fft.* --------------------
+
+from . import fft as _fft  # noqa: E402
+from . import linalg as _linalg  # noqa: E402
 
 
 @_implements(np.dot)
 def _dot(a, b, out=None):
-    # np.dot equals matmul for 1-D and 2-D operands; N-D dot is not matmul.
-    if out is not None or not (1 <= np.ndim(a) <= 2 and 1 <= np.ndim(b) <= 2):
-        return _FALLBACK
-    return _matmul(a, b)
+    if out is not None or np.ndim(a) == 0 or np.ndim(b) == 0 or np.ndim(b) > 2:
+        return _FALLBACK  # scalars, out=, or dot's N-D rule (unlike matmul's)
+    return _C.matmul(a, b)
+
+
+@_implements(np.linalg.solve)
+def _solve(a, b):
+    return _linalg.solve(a, b)
+
+
+@_implements(np.linalg.svd)
+def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    if hermitian or (full_matrices and compute_uv and a.shape[-1] != a.shape[-2]):
+        return _FALLBACK  # a full SVD of a non-square matrix needs the complement basis
+    return _linalg.svd(a, full_matrices=False, compute_uv=compute_uv)
+
+
+@_implements(np.linalg.qr)
+def _qr(a, mode="reduced"):
+    return _linalg.qr(a) if mode == "reduced" else _FALLBACK
+
+
+@_implements(np.linalg.eigh)
+def _eigh(a, UPLO="L"):
+    return _linalg.eigh(a) if UPLO == "L" else _FALLBACK
+
+
+for _f in ("cholesky", "inv", "det"):
+    _IMPL[getattr(np.linalg, _f)] = getattr(_linalg, _f)
+
+
+def _fft1(name: str):
+    def impl(a, n=None, axis=-1, norm=None, out=None):
+        return _FALLBACK if out is not None else getattr(_fft, name)(a, n, axis, norm)
+
+    return impl
+
+
+def _fft2(name: str):
+    def impl(a, s=None, axes=(-2, -1), norm=None, out=None):
+        if out is not None or tuple(axes) != (-2, -1) or (s is not None and name != "irfft2"):
+            return _FALLBACK
+        return getattr(_fft, name)(a, s, axes, norm)
+
+    return impl
+
+
+for _f in ("fft", "ifft", "rfft", "irfft"):
+    _IMPL[getattr(np.fft, _f)] = _fft1(_f)
+for _f in ("fft2", "ifft2", "rfft2", "irfft2"):
+    _IMPL[getattr(np.fft, _f)] = _fft2(_f)
+
+
+# ---- tensordot and joins (Dask relies on them) ---------------------------------
 
 
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
@@ -530,25 +572,3 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
 
 _IMPL[np.concatenate] = concatenate
 _IMPL[np.stack] = stack
-
-# Library ops waiting on the engine (issue 3): each becomes one line in _IMPL
-# once the engine has it; until then they fall back to NumPy with a
-# FallbackWarning. (np.matmul, np.dot and np.tensordot run in the engine for
-# float32/float64.)
-_LIBRARY = (
-    np.fft.fft,
-    np.fft.ifft,
-    np.fft.rfft,
-    np.fft.irfft,
-    np.fft.fft2,
-    np.fft.ifft2,
-    np.fft.fftn,
-    np.fft.ifftn,
-    np.linalg.solve,
-    np.linalg.svd,
-    np.linalg.cholesky,
-    np.linalg.qr,
-    np.linalg.eigh,
-    np.linalg.inv,
-    np.linalg.det,
-)

@@ -223,6 +223,7 @@ def _worker_info() -> dict[str, Any]:
     d["device_policy"] = _C.get_device()
     d["CUDA_VISIBLE_DEVICES"] = os.environ.get("CUDA_VISIBLE_DEVICES")
     d["CROSSOVER_NUM_THREADS"] = os.environ.get("CROSSOVER_NUM_THREADS")
+    d["CROSSOVER_PROFILE"] = os.environ.get("CROSSOVER_PROFILE")
     return d
 
 

@@ -335,14 +335,41 @@ impl Array {
         crate::exec::evaluate(arrays)
     }
 
-    /// The computed value (evaluating first if needed).
+    /// Computes the array now under `policy` (overriding the engine's for
+    /// this call): `Policy::Force(DeviceKind::Gpu)` errors, naming why, when
+    /// some kernel cannot run on the GPU.
+    pub fn eval_with(&self, policy: crate::Policy) -> Result<()> {
+        crate::Engine::global()
+            .evaluate(std::slice::from_ref(self), Some(policy))
+            .map(|_| ())
+    }
+
+    /// Where the computed value is valid (host, gpu, or both); `None` while
+    /// the array is pending.
+    pub fn residency(&self) -> Option<crate::device::Locations> {
+        self.ready_value().map(|v| v.buffer.residency().locations())
+    }
+
+    /// Where the kernels computing this array would run and why (predicted
+    /// times per device, copies, the choice and its reason), without
+    /// running anything. `to_string()` gives the readable report.
+    pub fn explain(&self) -> Result<crate::Plan> {
+        crate::Engine::global().plan(std::slice::from_ref(self), None)
+    }
+
+    /// The computed value, valid on the host (evaluating first if needed,
+    /// and copying it back from a device if it lives only there).
     pub fn value(&self) -> Result<Value> {
         if let Some(v) = self.ready_value() {
+            crate::device::ensure_host(&v)?;
             return Ok(v);
         }
         self.eval()?;
-        self.ready_value()
-            .ok_or_else(|| Error::internal("eval", "node not ready after evaluation"))
+        let v = self
+            .ready_value()
+            .ok_or_else(|| Error::internal("eval", "node not ready after evaluation"))?;
+        crate::device::ensure_host(&v)?;
+        Ok(v)
     }
 
     /// The elements in row-major order.

@@ -199,7 +199,8 @@ pub fn c2c_axis<T: FftFloat>(
     let tiles = cols.div_ceil(TILE);
     let ptr = SyncPtr(data.as_mut_ptr());
     let work = |(tmp, scratch): &mut (Vec<Complex<T>>, Vec<Complex<T>>), t: usize| {
-        let ptr = ptr;
+        // Capture the whole (Sync) wrapper, not its raw-pointer field.
+        let ptr = &ptr;
         let (o, tile) = (t / tiles, t % tiles);
         let c0 = tile * TILE;
         let w = TILE.min(cols - c0);
@@ -308,7 +309,7 @@ pub fn c2r_rows<T: FftFloat>(input: &[Complex<T>], n: usize, out: &mut [T], scal
             // NumPy ignores the imaginary parts of the zero and Nyquist
             // terms (they must be zero for a real signal).
             tmp[0].im = T::zero();
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 tmp[h - 1].im = T::zero();
             }
             let _ = fft.process_with_scratch(tmp, orow, scratch);
@@ -341,7 +342,8 @@ pub fn hermitian_fill<T: FftFloat>(data: &mut [Complex<T>], n1: usize, n2: usize
     let plane = n1 * n2;
     let ptr = SyncPtr(data.as_mut_ptr());
     let row = |r: usize| {
-        let ptr = ptr;
+        // Capture the whole (Sync) wrapper, not its raw-pointer field.
+        let ptr = &ptr;
         let (b, k1) = (r / n1, r % n1);
         let src_row = b * plane + ((n1 - k1) % n1) * n2;
         let dst_row = b * plane + k1 * n2;

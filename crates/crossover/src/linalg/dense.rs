@@ -265,7 +265,7 @@ impl Dense {
                 if self.kind == Kind::Det {
                     let mut d: T = faer::traits::math_utils::one();
                     for i in 0..n {
-                        d = d * lu_ref[(i, i)];
+                        d *= lu_ref[(i, i)];
                     }
                     if info.transposition_count % 2 == 1 {
                         d = -d;

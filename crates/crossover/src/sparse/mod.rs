@@ -529,11 +529,12 @@ impl Csr {
         let values = with_values!(&d.values, v, T => {
             let mut out = vec![T::default(); v.len()];
             for i in 0..d.nrows {
-                for p in d.indptr[i]..d.indptr[i + 1] {
-                    let j = d.indices[p] as usize;
+                let (p0, p1) = (d.indptr[i], d.indptr[i + 1]);
+                for (&j, &x) in d.indices[p0..p1].iter().zip(&v[p0..p1]) {
+                    let j = j as usize;
                     let q = next[j];
                     indices[q] = i as u32;
-                    out[q] = v[p];
+                    out[q] = x;
                     next[j] += 1;
                 }
             }

@@ -188,9 +188,8 @@ fn row_chunk<T: SparseValue>(
         if products * 4 >= n {
             // Dense row: accumulate without branches, then compact the
             // whole accumulator in column order (sorted for free).
-            for p in p0..p1 {
-                let k = a.indices[p] as usize;
-                let x = av[p];
+            for (&k, &x) in a.indices[p0..p1].iter().zip(&av[p0..p1]) {
+                let k = k as usize;
                 let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
                 for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
                     let j = j as usize;
@@ -220,9 +219,8 @@ fn row_chunk<T: SparseValue>(
             }
         } else {
             acc.touched.clear();
-            for p in p0..p1 {
-                let k = a.indices[p] as usize;
-                let x = av[p];
+            for (&k, &x) in a.indices[p0..p1].iter().zip(&av[p0..p1]) {
+                let k = k as usize;
                 let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
                 for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
                     let ju = j as usize;
@@ -336,10 +334,7 @@ impl LibraryOp for SpMM {
 }
 
 impl SpMM {
-    fn run<T: SparseValue + Storage>(&self, av: &[T], x: &Value) -> Result<Value>
-    where
-        T: Storage,
-    {
+    fn run<T: SparseValue + Storage>(&self, av: &[T], x: &Value) -> Result<Value> {
         let a = &self.a.data;
         let k = self.k;
         let xd = x.buffer.as_slice::<T>();
@@ -363,9 +358,9 @@ impl SpMM {
         let rows_per_task = (16384 / (k + (a.indices.len() / a.nrows.max(1)) + 1)).max(1);
         let row = |i: usize, o: &mut [T]| {
             o.fill(T::default());
-            for p in a.indptr[i]..a.indptr[i + 1] {
-                let c = a.indices[p] as usize;
-                let w = av[p];
+            let (p0, p1) = (a.indptr[i], a.indptr[i + 1]);
+            for (&c, &w) in a.indices[p0..p1].iter().zip(&av[p0..p1]) {
+                let c = c as usize;
                 for (oj, &xj) in o.iter_mut().zip(&xs[c * k..(c + 1) * k]) {
                     *oj += w * xj;
                 }

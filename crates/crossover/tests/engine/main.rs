@@ -1,4 +1,4 @@
-//! Integration tests of the engine, in one binary (one link, not seven).
+//! Integration tests of the engine, in one binary (one link per change, not one per file).
 
 mod common;
 
@@ -6,6 +6,11 @@ mod elementwise;
 mod errors;
 mod expr_fuzz;
 mod fusion;
+mod library_complex;
+mod library_fft;
+mod library_linalg;
+mod library_sparse;
+mod placement;
 mod random;
 mod reductions;
 mod views;

@@ -37,17 +37,18 @@ fn complex128_arithmetic_matches_num_complex() {
         Array::from_vec(x.clone(), &[n]).unwrap(),
         Array::from_vec(y.clone(), &[n]).unwrap(),
     );
-    let cases: Vec<(Array, Box<dyn Fn(Complex64, Complex64) -> Complex64>)> = vec![
+    type Reference = Box<dyn Fn(Complex64, Complex64) -> Complex64>;
+    let cases: Vec<(Array, Reference)> = vec![
         (a.add(&b).unwrap(), Box::new(|p, q| p + q)),
         (a.sub(&b).unwrap(), Box::new(|p, q| p - q)),
         (a.mul(&b).unwrap(), Box::new(|p, q| p * q)),
         (a.div(&b).unwrap(), Box::new(|p, q| p / q)),
         (
-            a.mul(&b).unwrap().add(&a.conj().unwrap()).unwrap(),
+            a.mul(&b).unwrap().add(a.conj().unwrap()).unwrap(),
             Box::new(|p, q| p * q + p.conj()),
         ),
         (
-            a.exp().unwrap().mul(&b.sqrt().unwrap()).unwrap(),
+            a.exp().unwrap().mul(b.sqrt().unwrap()).unwrap(),
             Box::new(|p, q| p.exp() * q.sqrt()),
         ),
         (

@@ -341,7 +341,7 @@ fn solve_and_inv_residuals() {
 fn solve_batched() {
     let a = randn(30, &[4, 5, 5], DType::F64)
         .add(
-            &Array::from_vec(
+            Array::from_vec(
                 {
                     let mut e = vec![0.0; 25];
                     (0..5).for_each(|i| e[i * 6] = 5.0);

@@ -1,0 +1,129 @@
+//! `crossover explain "a*b + sin(a) + cos(b)" --shape 3162,3162 [--resident gpu]`:
+//! where each kernel of an expression would run and why.
+
+use clap::Args;
+use crossover::device::SyntheticGpu;
+use crossover::{Array, DType, DeviceKind, Engine, Generator, Policy, Profile};
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// The expression, e.g. "a*b + sin(a) + cos(b)"; every name is an input.
+    pub expr: String,
+    /// Shape of every input, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "1000000")]
+    pub shape: Vec<usize>,
+    /// Element type of the inputs.
+    #[arg(long, default_value = "float32")]
+    pub dtype: String,
+    /// Where the inputs already live: cpu (host) or gpu.
+    #[arg(long, default_value = "cpu")]
+    pub resident: String,
+    /// Policy: auto, cpu or gpu (default: CROSSOVER_DEVICE, else auto).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Run it too, and show measured times beside the predictions.
+    #[arg(long)]
+    pub run: bool,
+    /// Plan with a stand-in GPU (from the synthetic profile's GPU numbers,
+    /// run on the host) when this machine has none.
+    #[arg(long)]
+    pub synthetic_gpu: bool,
+}
+
+fn parse_dtype(s: &str) -> Result<DType, String> {
+    match s {
+        "float32" | "f32" => Ok(DType::F32),
+        "float64" | "f64" => Ok(DType::F64),
+        other => Err(format!("--dtype {other}: expected float32 or float64")),
+    }
+}
+
+/// The global profile plus the synthetic profile's GPU, links and curves.
+fn with_synthetic_gpu(mut p: Profile) -> Profile {
+    let s = Profile::synthetic();
+    if p.device(DeviceKind::Gpu).is_none() {
+        if let Some(g) = s.device(DeviceKind::Gpu) {
+            p.set_device(g.clone());
+        }
+        p.links = s.links.clone();
+        for c in s.library.iter().filter(|c| c.device == DeviceKind::Gpu) {
+            p.set_curve(c.clone());
+        }
+    }
+    p.source = format!("{} + synthetic GPU", p.source);
+    p
+}
+
+pub fn run(args: &ExplainArgs) -> Result<(), String> {
+    let err = |e: crossover::Error| e.to_string();
+    let dtype = parse_dtype(&args.dtype)?;
+    let resident: DeviceKind = args.resident.parse().map_err(err)?;
+    let policy: Option<Policy> = args
+        .device
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(err)?;
+    let owned;
+    let engine: &Engine = if args.synthetic_gpu {
+        owned = Engine::new(with_synthetic_gpu(Engine::global().profile()))
+            .with_gpu(SyntheticGpu::new().with_library(&["matmul"]))
+            .with_policy(Engine::global().policy());
+        &owned
+    } else {
+        Engine::global()
+    };
+    let expr = crossover::expr::parse(&args.expr).map_err(err)?;
+    let mut gen = Generator::new(0);
+    let mut inputs: Vec<(String, Array)> = Vec::new();
+    for name in expr.names() {
+        let a = gen
+            .uniform_range(0.1, 1.0, &args.shape, dtype)
+            .map_err(err)?;
+        engine
+            .evaluate(
+                std::slice::from_ref(&a),
+                Some(Policy::Force(DeviceKind::Cpu)),
+            )
+            .map_err(err)?;
+        if resident != DeviceKind::Cpu {
+            engine.to_device(&a, resident).map_err(|e| {
+                format!(
+                    "--resident {resident}: {e}{}",
+                    if args.synthetic_gpu {
+                        ""
+                    } else {
+                        " (add --synthetic-gpu to plan with a stand-in GPU)"
+                    }
+                )
+            })?;
+        }
+        inputs.push((name, a));
+    }
+    let vars: Vec<(&str, &Array)> = inputs.iter().map(|(n, a)| (n.as_str(), a)).collect();
+    let y = expr.eval(&vars).map_err(err)?;
+    println!(
+        "{}  inputs: {} of shape {:?} {dtype} on {}",
+        args.expr,
+        inputs.len(),
+        args.shape,
+        if resident == DeviceKind::Cpu {
+            "host"
+        } else {
+            "gpu"
+        }
+    );
+    let plan = if args.run {
+        engine.evaluate(std::slice::from_ref(&y), policy)
+    } else {
+        engine.plan(std::slice::from_ref(&y), policy)
+    }
+    .map_err(err)?;
+    print!("{plan}");
+    if args.run && args.synthetic_gpu && plan.devices().contains(&DeviceKind::Gpu) {
+        println!(
+            "note: the synthetic GPU runs its kernels on the host, so its measured times are host times"
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,276 @@
+//! Calibration: micro-benchmarks that fill a [`Profile`] for this machine.
+//!
+//! Each benchmark runs real kernels through a private engine forced onto
+//! the device being measured and takes the median kernel time:
+//! dispatch overhead (a 64-element kernel), memory bandwidth (a light
+//! kernel over a buffer far larger than the caches), arithmetic and
+//! transcendental rates per dtype (long chains of `x*c + d` and of `sin` over
+//! a cache-sized buffer), and time curves over size for the library ops
+//! (matmul, FFT). Quick mode uses fewer sizes and shorter runs (well under
+//! 30 s); full mode under 3 minutes. Without a usable GPU only the CPU is
+//! calibrated and the result says why.
+
+use super::{DeviceProfile, LibraryCurve, Profile, Rates};
+use crate::array::Array;
+use crate::device::{DeviceKind, Policy};
+use crate::dtype::DType;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::explain::{si, time};
+use crate::plan::Plan;
+use std::time::Instant;
+
+/// What to measure.
+#[derive(Clone, Debug, Default)]
+pub struct CalibrateOptions {
+    /// Fewer sizes, shorter runs.
+    pub quick: bool,
+}
+
+/// The result of [`calibrate`].
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    pub profile: Profile,
+    /// One line per measurement, for people.
+    pub lines: Vec<String>,
+}
+
+struct Runner {
+    engine: Engine,
+    min_reps: usize,
+    min_time: f64,
+}
+
+impl Runner {
+    /// Median seconds of the kernels of `build()` (only library kernels if
+    /// `library`), and the last plan.
+    fn time(&self, library: bool, build: &dyn Fn() -> Result<Array>) -> Result<(f64, Plan)> {
+        let policy = Some(Policy::Force(DeviceKind::Cpu));
+        // Warm-up (page faults, thread pool start, FFT plans).
+        let mut last = self.engine.evaluate(&[build()?], policy)?;
+        let mut samples = Vec::new();
+        let start = Instant::now();
+        while samples.len() < self.min_reps
+            || (start.elapsed().as_secs_f64() < self.min_time && samples.len() < 100_000)
+        {
+            last = self.engine.evaluate(&[build()?], policy)?;
+            let s: f64 = last
+                .kernels
+                .iter()
+                .filter(|k| !library || k.work.library.is_some())
+                .filter_map(|k| k.measured_s)
+                .sum();
+            samples.push(s);
+        }
+        samples.sort_by(|a, b| a.total_cmp(b));
+        Ok((samples[samples.len() / 2].max(1e-9), last))
+    }
+}
+
+fn ready(shape: &[usize], dtype: DType, seed: u64) -> Result<Array> {
+    let mut g = crate::Generator::new(seed);
+    let a = g.uniform_range(0.5, 1.0, shape, dtype)?;
+    a.eval()?;
+    Ok(a)
+}
+
+/// Measures this machine. `progress(done, total, what)` is called before
+/// each step.
+///
+/// # Errors
+/// Any evaluation error (which would be a bug).
+pub fn calibrate(
+    opts: &CalibrateOptions,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<Calibration> {
+    let quick = opts.quick;
+    let runner = Runner {
+        engine: Engine::new(Profile::defaults()),
+        min_reps: if quick { 3 } else { 7 },
+        min_time: if quick { 0.25 } else { 1.0 },
+    };
+    runner.engine.set_refine(false);
+    let mm_sizes: &[usize] = if quick {
+        &[32, 64, 128, 256]
+    } else {
+        &[32, 64, 128, 256, 512, 1024]
+    };
+    let fft_sizes: &[usize] = if quick {
+        &[1 << 10, 1 << 14, 1 << 18]
+    } else {
+        &[1 << 10, 1 << 13, 1 << 16, 1 << 19, 1 << 22]
+    };
+    let total = 6 + 2 * mm_sizes.len() + fft_sizes.len();
+    let mut step = 0;
+    let mut tick = |what: &str, progress: &mut dyn FnMut(usize, usize, &str)| {
+        progress(step, total, what);
+        step += 1;
+    };
+    let mut lines = Vec::new();
+    let mut cpu = DeviceProfile::cpu_default();
+
+    // Dispatch overhead.
+    tick("cpu launch overhead", progress);
+    let tiny = ready(&[64], DType::F32, 1)?;
+    let (launch, _) = Runner {
+        min_reps: if quick { 200 } else { 1000 },
+        ..runner_clone(&runner)
+    }
+    .time(false, &|| tiny.add(1.0))?;
+    cpu.launch_s = launch;
+    lines.push(format!("cpu launch overhead      : {}", time(launch)));
+
+    // Bandwidth: a light kernel over a big buffer.
+    tick("cpu memory bandwidth", progress);
+    let n_bw = if quick { 1 << 22 } else { 1 << 24 };
+    let big = ready(&[n_bw], DType::F32, 2)?;
+    let (t, plan) = runner.time(false, &|| big.mul(2.0))?;
+    let bytes = plan
+        .kernels
+        .first()
+        .map_or(8.0 * n_bw as f64, |k| k.work.bytes);
+    cpu.bandwidth = bytes / (t - launch).max(t * 0.5);
+    lines.push(format!(
+        "cpu memory bandwidth     : {}B/s ({}B in {})",
+        si(cpu.bandwidth),
+        si(bytes),
+        time(t)
+    ));
+    drop(big);
+
+    // Arithmetic and transcendental rates, per dtype.
+    let n_rate = if quick { 1 << 16 } else { 1 << 18 };
+    let mut rates = [0.0f64; 4];
+    for (i, (dtype, trans)) in [
+        (DType::F32, false),
+        (DType::F32, true),
+        (DType::F64, false),
+        (DType::F64, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let what = format!(
+            "cpu {} {}",
+            dtype,
+            if trans {
+                "transcendental"
+            } else {
+                "arithmetic"
+            }
+        );
+        tick(&what, progress);
+        let x = ready(&[n_rate], dtype, 3 + i as u64)?;
+        let build = || -> Result<Array> {
+            let mut v = x.clone();
+            for _ in 0..if trans { 8 } else { 32 } {
+                v = if trans {
+                    v.sin()?
+                } else {
+                    v.mul(0.999)?.add(0.001)?
+                };
+            }
+            Ok(v)
+        };
+        let (t, plan) = runner.time(false, &build)?;
+        let work = plan.kernels.first().map(|k| k.work.clone());
+        let rate = match work {
+            Some(w) if trans => {
+                let arith_s = if dtype == DType::F32 {
+                    w.arith / rates[0]
+                } else {
+                    w.arith / rates[2]
+                };
+                w.transcendental / (t - launch - arith_s).max(t * 0.25)
+            }
+            Some(w) => w.arith / (t - launch).max(t * 0.5),
+            None => 1e9,
+        };
+        rates[i] = rate;
+        lines.push(format!("{what:<25}: {}flop/s", si(rate)));
+    }
+    cpu.rates = Rates {
+        f32_arith: rates[0],
+        f32_transcendental: rates[1],
+        f64_arith: rates[2],
+        f64_transcendental: rates[3],
+    };
+
+    let mut profile = Profile::defaults();
+    profile.source = format!(
+        "calibrated ({}) on {}",
+        if quick { "quick" } else { "full" },
+        crate::device::cpu_model()
+    );
+
+    // Library curves.
+    for dtype in [DType::F32, DType::F64] {
+        let mut points = Vec::new();
+        let mut op = "matmul";
+        for &n in mm_sizes {
+            tick(&format!("cpu matmul {dtype} {n}x{n}"), progress);
+            let a = ready(&[n, n], dtype, 10 + n as u64)?;
+            let b = ready(&[n, n], dtype, 11 + n as u64)?;
+            let (t, plan) = runner.time(true, &|| a.matmul(&b))?;
+            if let Some(k) = plan.kernels.iter().find(|k| k.work.library.is_some()) {
+                op = k.work.library.map_or(op, |l| l.0);
+                points.push([k.work.flops(), t]);
+            }
+        }
+        let c = LibraryCurve::fit(op, DeviceKind::Cpu, dtype.name(), points);
+        lines.push(curve_line(&c));
+        profile.set_curve(c);
+    }
+    let mut points = Vec::new();
+    let mut fft_key = ("fft", DType::C64);
+    for &n in fft_sizes {
+        tick(&format!("cpu fft complex64 {n}"), progress);
+        let x = ready(&[n], DType::F32, 20 + n as u64)?.cast(DType::C64)?;
+        x.eval()?;
+        let (t, plan) = runner.time(true, &|| {
+            crate::fft::fft(&x, None, -1, crate::fft::Norm::Backward)
+        })?;
+        if let Some(k) = plan.kernels.iter().find(|k| k.work.library.is_some()) {
+            fft_key = k.work.library.unwrap_or(fft_key);
+            points.push([k.work.flops(), t]);
+        }
+    }
+    let c = LibraryCurve::fit(fft_key.0, DeviceKind::Cpu, fft_key.1.name(), points);
+    lines.push(curve_line(&c));
+    profile.set_curve(c);
+
+    tick("done", progress);
+    profile.set_device(cpu);
+    lines.push(format!(
+        "gpu: not calibrated: {}",
+        crate::device::gpu_unavailable_reason()
+    ));
+    Ok(Calibration { profile, lines })
+}
+
+fn runner_clone(r: &Runner) -> Runner {
+    let engine = Engine::new(Profile::defaults());
+    engine.set_refine(false);
+    Runner {
+        engine,
+        min_reps: r.min_reps,
+        min_time: r.min_time,
+    }
+}
+
+fn curve_line(c: &LibraryCurve) -> String {
+    let pts: Vec<String> = c
+        .points
+        .iter()
+        .map(|p| format!("{}flop {}", si(p[0]), time(p[1])))
+        .collect();
+    format!(
+        "cpu {} {:<9}: {:.3e}*flops^{:.2} + {}  [{}]",
+        c.op,
+        c.dtype,
+        c.a,
+        c.b,
+        time(c.c),
+        pts.join(", ")
+    )
+}

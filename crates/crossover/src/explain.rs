@@ -1,0 +1,163 @@
+//! A [`Plan`] as text: per kernel the fused ops, bytes and flops, the
+//! predicted time on each device (kernel and copies), the choice and the
+//! reason, and after a run the measured time beside the prediction.
+//!
+//! ```
+//! use crossover::Array;
+//! let a = Array::from_vec(vec![0.5f32; 4096], &[64, 64])?;
+//! let y = a.mul(&a)?.add(&a.sin()?)?;
+//! let text = y.explain()?.to_string();
+//! assert!(text.contains("fused(mul,sin,add)"));
+//! assert!(text.contains("choice"));
+//! # Ok::<(), crossover::Error>(())
+//! ```
+
+use crate::cost::Source;
+use crate::plan::{Choice, Plan, PlannedKernel};
+use std::fmt::{self, Write};
+
+/// A number with an SI prefix and a space, ready for a unit: `1.500 M`
+/// (then `B` gives `1.500 MB`), `12.000 ` (then `12.000 B`).
+pub fn si(v: f64) -> String {
+    let (s, p) = if v >= 1e12 {
+        (v / 1e12, "T")
+    } else if v >= 1e9 {
+        (v / 1e9, "G")
+    } else if v >= 1e6 {
+        (v / 1e6, "M")
+    } else if v >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    format!("{s:.3} {p}")
+}
+
+/// Seconds, in s, ms or us.
+pub fn time(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.1} us", s * 1e6)
+    }
+}
+
+fn source(k: &crate::cost::KernelEstimate) -> String {
+    let mut s = match k.source {
+        Source::Roofline => format!(
+            "launch {} + max(compute {}, memory {})",
+            time(k.launch_s),
+            time(k.compute_s),
+            time(k.memory_s)
+        ),
+        Source::Curve => "measured curve".to_string(),
+    };
+    if let Some((f, n)) = k.correction {
+        let _ = write!(
+            s,
+            ", x{f:.2} from {n} measured run{}",
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    s
+}
+
+fn kernel(f: &mut fmt::Formatter<'_>, i: usize, k: &PlannedKernel) -> fmt::Result {
+    writeln!(f, "kernel {i}: {}", k.name)?;
+    writeln!(f, "  fused ops : {}", k.fused.join(", "))?;
+    writeln!(
+        f,
+        "  shape     : {:?} ({}points)",
+        k.shape,
+        si(k.work.points as f64)
+    )?;
+    writeln!(
+        f,
+        "  traffic   : {}B   work: {}flop ({}flop arithmetic, {}flop transcendental; {:.2} flop/B)",
+        si(k.work.bytes),
+        si(k.work.flops()),
+        si(k.work.arith),
+        si(k.work.transcendental),
+        k.work.flops() / k.work.bytes.max(1.0)
+    )?;
+    writeln!(f, "  written   : {}", k.written.join(", "))?;
+    for o in &k.options {
+        let mark = if o.device == k.device { "*" } else { " " };
+        match &o.outcome {
+            Ok(p) => {
+                let copies = if p.copies == 0 {
+                    "no copies".to_string()
+                } else {
+                    format!(
+                        "copies {} ({} input{}, {}B)",
+                        time(p.copy_s),
+                        p.copies,
+                        if p.copies == 1 { "" } else { "s" },
+                        si(p.copy_bytes as f64)
+                    )
+                };
+                writeln!(
+                    f,
+                    "  {mark}{:<4}    : predicted {} = kernel {} [{}] + {copies}",
+                    o.device.name(),
+                    time(p.total_s),
+                    time(p.kernel.seconds),
+                    source(&p.kernel)
+                )?;
+            }
+            Err(why) => writeln!(f, "  {mark}{:<4}    : unusable: {why}", o.device.name())?,
+        }
+    }
+    let how = match k.choice {
+        Choice::Fastest => "auto",
+        Choice::OnlyUsable => "fallback",
+        Choice::Forced => "forced",
+    };
+    writeln!(f, "  choice    : {} ({how}): {}", k.device, k.reason)?;
+    if let Some(m) = k.measured_s {
+        let pred = k.predicted().map(|p| p.kernel.seconds).unwrap_or(0.0);
+        write!(
+            f,
+            "  measured  : kernel {} on {} (predicted {}",
+            time(m),
+            k.device,
+            time(pred)
+        )?;
+        if pred > 0.0 {
+            write!(f, ", actual/predicted {:.2}", m / pred)?;
+        }
+        write!(f, ")")?;
+        if let Some(c) = k.measured_copy_s.filter(|c| *c > 0.0) {
+            write!(f, ", copies {}", time(c))?;
+        }
+        writeln!(f)?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.kernels.len();
+        write!(
+            f,
+            "crossover plan: {n} kernel{}, policy {}, predicted {}",
+            if n == 1 { "" } else { "s" },
+            self.policy,
+            time(self.predicted_s())
+        )?;
+        if let Some(m) = self.measured_s() {
+            write!(f, ", measured {}", time(m))?;
+        }
+        writeln!(f)?;
+        writeln!(f, "profile: {}", self.profile)?;
+        if self.kernels.is_empty() {
+            writeln!(f, "  nothing to run: every value is already computed")?;
+        }
+        for (i, k) in self.kernels.iter().enumerate() {
+            kernel(f, i, k)?;
+        }
+        Ok(())
+    }
+}
