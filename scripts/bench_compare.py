@@ -50,12 +50,13 @@ def main():
     ours, ref, gbps = {}, {}, {}
     for _ in range(args.rounds):
         for w in args.workloads:
-            for r in lines([str(BIN), "bench", w, "--format", "json"]):
-                key = (w, r.get("variant") or "", r["size"])
+            for r in lines([str(BIN), "bench", w, "--device", "auto", "--format", "json"]):
+                variant = r.get("variant") or ""
+                key = (w, "" if variant == w else variant, r["size"])
                 ours.setdefault(key, []).append(r["median_ms"])
                 if not r.get("check", "ok").startswith("ok"):
                     print(f"# check failed: {r}", file=sys.stderr)
-                if w == "reduction" and r.get("variant") == "sum":
+                if w == "reduction" and variant == "sum":
                     gbps.setdefault(r["size"], []).append(r.get("gbps") or 0)
             for r in lines([sys.executable, str(ROOT / "scripts" / "bench_numpy.py"), w],
                            env=ref_env):
