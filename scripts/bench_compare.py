@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_numpy import DEFAULT_SIZES  # noqa: E402  (the same sizes on both sides)
 BIN = ROOT / "target" / "release" / "crossover"
 # The issues' targets: (workload, variant) -> minimum ratio vs the reference.
 TARGETS = {
@@ -50,11 +52,13 @@ def main():
     ours, ref, gbps = {}, {}, {}
     for _ in range(args.rounds):
         for w in args.workloads:
-            for r in lines([str(BIN), "bench", w, "--device", "auto", "--format", "json"]):
+            sizes = ",".join(map(str, DEFAULT_SIZES[w]))
+            for r in lines([str(BIN), "bench", w, "--device", "auto", "--format", "json",
+                            "--sizes", sizes]):
                 variant = r.get("variant") or ""
                 key = (w, "" if variant == w else variant, r["size"])
                 ours.setdefault(key, []).append(r["median_ms"])
-                if not r.get("check", "ok").startswith("ok"):
+                if not r.get("ok", False):
                     print(f"# check failed: {r}", file=sys.stderr)
                 if w == "reduction" and variant == "sum":
                     gbps.setdefault(r["size"], []).append(r.get("gbps") or 0)

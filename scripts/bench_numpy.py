@@ -8,7 +8,7 @@ call, then at least 5 runs and at least 1 s; median and min are reported.
 
 Run with OPENBLAS_CORETYPE unset (it halves OpenBLAS's speed here):
     env -u OPENBLAS_CORETYPE python3 scripts/bench_numpy.py [WORKLOAD ...] [--size N]
-scripts/bench_compare.sh runs this beside `crossover bench` and prints ratios.
+scripts/bench_compare.py runs this beside `crossover bench` and prints ratios.
 """
 import argparse
 import json
@@ -28,9 +28,11 @@ DEFAULT_SIZES = {
     "solve": [2048],
     "svd": [2048],
     "sparse_matmul": [4096],
-    "monte_carlo_pi": [100_000_000],
-    "conditional_accumulate": [10_000_000],
-    "image_pipeline": [1000],
+    # Size N is always an NxN problem (as in `crossover bench`): N*N samples,
+    # N*N float64 elements, a batch of 8 NxN images (2862: 65.5M pixels).
+    "monte_carlo_pi": [10000],
+    "conditional_accumulate": [3162],
+    "image_pipeline": [2862],
 }
 
 
@@ -81,15 +83,15 @@ def cases(workload, n, rng):
     elif workload == "monte_carlo_pi":
         def pi(dtype):
             g = np.random.default_rng(0)
-            x, y = g.random(n, dtype=dtype), g.random(n, dtype=dtype)
+            x, y = g.random(n * n, dtype=dtype), g.random(n * n, dtype=dtype)
             return 4.0 * np.mean(x * x + y * y <= 1.0)
         yield "numpy", "", lambda: pi(np.float64)
         yield "numpy-f32", "", lambda: pi(f32)
     elif workload == "conditional_accumulate":
-        x = rng.random(n)
+        x = rng.random(n * n)
         yield "numpy", "", lambda: np.sum(np.where(x > 0.5, x * x, -x))
     elif workload == "image_pipeline":
-        x = rng.random((n, 256, 256), dtype=f32)
+        x = rng.random((8, n, n), dtype=f32)
 
         def pipeline():
             m = x.mean(axis=(1, 2), keepdims=True)

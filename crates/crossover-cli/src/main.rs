@@ -1,5 +1,6 @@
 //! The `crossover` command: benchmarks, calibration, explain, machine info.
 
+mod advise;
 mod bench;
 mod calibrate;
 mod explain;
@@ -18,6 +19,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Does a GPU help here? Per workload, the size from which it does.
+    Advise(advise::AdviseArgs),
     /// Run benchmark workloads, checked against float64 references.
     Bench(bench::BenchArgs),
     /// Measure this machine and write its profile (used for placement).
@@ -32,6 +35,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Advise(args) => advise::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Calibrate(args) => calibrate::run(&args),
         Command::Explain(args) => explain::run(&args),

@@ -14,6 +14,7 @@ mod explain;
 mod functions;
 mod library;
 mod random;
+mod report;
 mod tape;
 
 use pyo3::prelude::*;
@@ -67,6 +68,8 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         library::linalg_multi,
         library::fft1,
         library::fft2,
+        report::report_tables,
+        report::report_write,
     );
     Ok(())
 }

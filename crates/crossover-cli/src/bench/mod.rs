@@ -1,16 +1,20 @@
-//! `crossover bench`: run workloads, check them, report timings.
+//! `crossover bench`: run every workload at the standard sizes on every
+//! usable device and under `auto`, check each result against float64,
+//! print per-workload tables and a summary, and (`--out DIR`) write a
+//! report with plots.
 
+mod header;
 mod library;
 mod measure;
 pub mod workloads;
 
 use clap::{Args, ValueEnum};
+use crossover_report::{Report, Row, WorkloadInfo};
 use indicatif::{ProgressBar, ProgressStyle};
 use measure::{measure, Method};
-use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use workloads::Workload;
+use workloads::{Workload, QUICK_SIZES, STANDARD_SIZES};
 
 /// Which devices to run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -30,48 +34,34 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Workloads to run (default: all): elementwise, reduction,
-    /// monte_carlo_pi, conditional_accumulate, image_pipeline.
+    /// Workloads to run (default: all): elementwise, reduction, matmul,
+    /// fft2, solve, svd, sparse_matmul, monte_carlo_pi,
+    /// conditional_accumulate, image_pipeline.
     pub workloads: Vec<String>,
-    /// Sizes, comma separated (meaning depends on the workload; default: its
-    /// standard size).
+    /// Problem sizes N (an NxN problem), comma separated. Default: 100, 256,
+    /// 512, 1024, 2048, 4096 and 10000 (svd stops at 2048, image_pipeline
+    /// at 4096).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<usize>,
+    /// Sizes 100, 300 and 1000 with short timings: under a minute.
+    #[arg(long)]
+    pub quick: bool,
     /// Device(s) to run on.
     #[arg(long, value_enum, default_value_t = DeviceArg::All)]
     pub device: DeviceArg,
-    /// Minimum timed runs per case.
-    #[arg(long, default_value_t = 5)]
-    pub reps: usize,
-    /// Minimum seconds of timed runs per case.
-    #[arg(long, default_value_t = 1.0)]
-    pub min_time: f64,
-    /// Output format.
+    /// Minimum timed runs per case (default 5; 3 with --quick).
+    #[arg(long)]
+    pub reps: Option<usize>,
+    /// Minimum seconds of timed runs per case (default 1; 0.05 with --quick).
+    #[arg(long)]
+    pub min_time: Option<f64>,
+    /// Output on stdout: tables, or one JSON object per case.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Write the output to this file instead of stdout.
-    #[arg(long)]
+    /// Also write a report into this directory: report.md, results.json,
+    /// results.csv and PNG plots.
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-}
-
-/// One measured case (one JSON line).
-#[derive(Clone, Debug, Serialize)]
-pub struct Row {
-    pub workload: String,
-    pub variant: String,
-    pub size: usize,
-    pub elements: usize,
-    pub dtype: String,
-    pub device: String,
-    pub median_ms: f64,
-    pub min_ms: f64,
-    pub reps: usize,
-    /// Bytes per second of the minimal memory traffic (GB/s).
-    pub gbps: Option<f64>,
-    pub gflops: Option<f64>,
-    /// Millions of samples per second (Monte Carlo).
-    pub msamples_per_s: Option<f64>,
-    pub check: String,
 }
 
 fn devices(arg: DeviceArg) -> Result<Vec<&'static str>, String> {
@@ -123,79 +113,6 @@ fn select(names: &[String]) -> Result<Vec<Box<dyn Workload>>, String> {
         .collect())
 }
 
-pub fn run(args: &BenchArgs) -> Result<(), String> {
-    let workloads = select(&args.workloads)?;
-    let devices = devices(args.device)?;
-    let previous = crossover::policy();
-    let method = Method {
-        min_reps: args.reps.max(1),
-        min_time: args.min_time.max(0.0),
-        max_time: (args.min_time * 30.0).max(30.0),
-    };
-    // The cases to run, for the progress bar.
-    let mut plan = Vec::new();
-    for w in &workloads {
-        let sizes = if args.sizes.is_empty() {
-            w.default_sizes()
-        } else {
-            args.sizes.clone()
-        };
-        for size in sizes {
-            plan.push((w.as_ref(), size));
-        }
-    }
-    let total_cases: usize = plan
-        .iter()
-        .map(|(w, _)| w.variants().len().max(1) * devices.len())
-        .sum();
-    let bar = progress(total_cases as u64);
-    let mut out: Box<dyn Write> = match &args.out {
-        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
-        None => Box::new(std::io::stdout()),
-    };
-    let mut failures = 0;
-    for (w, size) in plan {
-        bar.set_message(format!("{} {size}: preparing inputs", w.name()));
-        let mut case = w
-            .prepare(size)
-            .map_err(|e| format!("{} {size}: {e}", w.name()))?;
-        let variants: Vec<&str> = if w.variants().is_empty() {
-            vec![w.name()]
-        } else {
-            w.variants().to_vec()
-        };
-        let mut rows = Vec::new();
-        for &device in &devices {
-            crossover::set_policy(policy_of(device));
-            for &variant in &variants {
-                bar.set_message(format!("{} {variant} {size} on {device}", w.name()));
-                let row = run_case(w, case.as_mut(), variant, size, device, method)
-                    .map_err(|e| format!("{} {variant} {size}: {e}", w.name()))?;
-                if !row.check.starts_with("ok") {
-                    failures += 1;
-                }
-                if args.format == Format::Json {
-                    let line = serde_json::to_string(&row).map_err(|e| e.to_string())?;
-                    bar.suspend(|| writeln!(out, "{line}"))
-                        .map_err(|e| e.to_string())?;
-                }
-                rows.push(row);
-                bar.inc(1);
-            }
-        }
-        if args.format == Format::Table {
-            bar.suspend(|| print_table(&mut out, w, &rows))
-                .map_err(|e| e.to_string())?;
-        }
-    }
-    bar.finish_and_clear();
-    crossover::set_policy(previous);
-    if failures > 0 {
-        return Err(format!("{failures} case(s) failed their float64 check"));
-    }
-    Ok(())
-}
-
 fn progress(total: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -208,6 +125,141 @@ fn progress(total: u64) -> ProgressBar {
     bar
 }
 
+/// The timing method for the arguments.
+fn method(args: &BenchArgs) -> Method {
+    let (reps, min_time) = if args.quick { (3, 0.05) } else { (5, 1.0) };
+    let min_time = args.min_time.unwrap_or(min_time).max(0.0);
+    Method {
+        min_reps: args.reps.unwrap_or(reps).max(1),
+        min_time,
+        max_time: (min_time * 30.0).max(if args.quick { 5.0 } else { 30.0 }),
+    }
+}
+
+/// The sizes to run `w` at.
+fn sizes(args: &BenchArgs, w: &dyn Workload) -> Vec<usize> {
+    if !args.sizes.is_empty() {
+        return args.sizes.clone();
+    }
+    if args.quick {
+        return QUICK_SIZES.to_vec();
+    }
+    STANDARD_SIZES
+        .into_iter()
+        .filter(|&n| n <= w.largest_default())
+        .collect()
+}
+
+pub fn run(args: &BenchArgs) -> Result<(), String> {
+    let workloads = select(&args.workloads)?;
+    if args.sizes.contains(&0) {
+        return Err("--sizes: a size must be at least 1, got 0".into());
+    }
+    let devices = devices(args.device)?;
+    let method = method(args);
+    let mut report = header::report(method, &devices);
+    if !devices.contains(&"gpu") {
+        report.notes.push(format!(
+            "No gpu column: the GPU is {}.",
+            header::gpu_description()
+        ));
+    }
+    let plan: Vec<(&dyn Workload, Vec<usize>)> = workloads
+        .iter()
+        .map(|w| (w.as_ref(), sizes(args, w.as_ref())))
+        .collect();
+    for (w, _) in &plan {
+        report.workloads.push(WorkloadInfo {
+            name: w.name().into(),
+            dtype: w.dtype().into(),
+            size_meaning: w.size_meaning().into(),
+        });
+        if args.sizes.is_empty() && !args.quick {
+            report.notes.extend(w.size_note().map(String::from));
+        }
+    }
+    let total_cases: usize = plan
+        .iter()
+        .map(|(w, sizes)| sizes.len() * w.variants().len().max(1) * devices.len())
+        .sum();
+    let bar = progress(total_cases as u64);
+    let previous = crossover::policy();
+    let result = run_all(args, &plan, &devices, method, &bar, &mut report);
+    crossover::set_policy(previous);
+    bar.finish_and_clear();
+    result?;
+    if args.format == Format::Table && !report.rows.is_empty() {
+        println!("\n### Summary\n\n{}", crossover_report::summary(&report));
+        for n in &report.notes {
+            println!("note: {n}");
+        }
+    }
+    if let Some(dir) = &args.out {
+        let written = crossover_report::write(&report, dir).map_err(|e| e.to_string())?;
+        eprintln!(
+            "report: {} files written; open {}",
+            written.len(),
+            dir.join("report.md").display()
+        );
+    }
+    let failures = report.rows.iter().filter(|r| !r.ok).count();
+    if failures > 0 {
+        return Err(format!("{failures} case(s) failed their float64 check"));
+    }
+    Ok(())
+}
+
+/// Runs every case, printing each workload's table (or JSON lines) as it
+/// completes and collecting the rows into `report`.
+fn run_all(
+    args: &BenchArgs,
+    plan: &[(&dyn Workload, Vec<usize>)],
+    devices: &[&str],
+    method: Method,
+    bar: &ProgressBar,
+    report: &mut Report,
+) -> Result<(), String> {
+    let mut out = std::io::stdout();
+    for (w, sizes) in plan {
+        let first = report.rows.len();
+        let variants: Vec<&str> = if w.variants().is_empty() {
+            vec![""]
+        } else {
+            w.variants().to_vec()
+        };
+        for &size in sizes {
+            bar.set_message(format!("{} {size}: preparing inputs", w.name()));
+            let mut case = w
+                .prepare(size)
+                .map_err(|e| format!("{} {size}: {e}", w.name()))?;
+            for &device in devices {
+                crossover::set_policy(policy_of(device));
+                for &variant in &variants {
+                    let what = format!("{} {variant} {size} on {device}", w.name());
+                    bar.set_message(what.clone());
+                    let row = run_case(*w, case.as_mut(), variant, size, device, method)
+                        .map_err(|e| format!("{what}: {e}"))?;
+                    if args.format == Format::Json {
+                        let line = serde_json::to_string(&row).map_err(|e| e.to_string())?;
+                        bar.suspend(|| writeln!(out, "{line}"))
+                            .map_err(|e| e.to_string())?;
+                    }
+                    report.rows.push(row);
+                    bar.inc(1);
+                }
+            }
+        }
+        if args.format == Format::Table {
+            let mut part = report.clone();
+            part.rows = report.rows[first..].to_vec();
+            let text = crossover_report::group_tables(&part);
+            bar.suspend(|| write!(out, "{text}"))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
 fn run_case(
     w: &dyn Workload,
     case: &mut dyn workloads::Case,
@@ -216,8 +268,15 @@ fn run_case(
     device: &str,
     method: Method,
 ) -> crossover::Result<Row> {
-    // Warm-up, checked against the float64 reference.
-    let result = case.run(variant)?;
+    // Warm-up, checked against the float64 reference. Under auto, the
+    // trace of this run says where the planner put the kernels.
+    let watch = device == "auto" && !crossover::trace::is_recording();
+    if watch {
+        crossover::trace::start();
+    }
+    let result = case.run(variant);
+    let chosen = watch.then(|| chosen_devices(&crossover::trace::stop()));
+    let result = result?;
     let check = case.check(variant, &result)?;
     drop(result);
     let timing = measure(method, || case.run(variant).map(drop))?;
@@ -226,49 +285,36 @@ fn run_case(
     Ok(Row {
         workload: w.name().to_string(),
         variant: variant.to_string(),
-        size,
-        elements: w.elements(size),
+        size: size as u64,
+        elements: w.elements(size) as u64,
         dtype: w.dtype().to_string(),
-        device: device.to_string(),
+        system: device.to_string(),
         median_ms: timing.median_s * 1e3,
         min_ms: timing.min_s * 1e3,
-        reps: timing.reps,
+        reps: timing.reps as u64,
+        ok: check.ok,
+        check: check.detail,
+        chosen,
         gbps: per_s(work.bytes).map(|b| b / 1e9),
         gflops: per_s(work.flops).map(|f| f / 1e9),
         msamples_per_s: per_s(work.samples).map(|s| s / 1e6),
-        check: format!(
-            "{} ({})",
-            if check.ok { "ok" } else { "FAIL" },
-            check.detail
-        ),
     })
 }
 
-fn print_table(out: &mut dyn Write, w: &dyn Workload, rows: &[Row]) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "\n{} ({}; size = {})",
-        w.name(),
-        w.dtype(),
-        w.size_meaning()
-    )?;
-    writeln!(
-        out,
-        "{:>12} {:>8} {:>7} {:>11} {:>11} {:>14}  check",
-        "size", "variant", "device", "median ms", "min ms", "rate"
-    )?;
-    for r in rows {
-        let rate = match (r.gbps, r.msamples_per_s, r.gflops) {
-            (Some(g), _, _) => format!("{g:.1} GB/s"),
-            (_, Some(s), _) => format!("{s:.0} Msample/s"),
-            (_, _, Some(f)) => format!("{f:.1} GFLOP/s"),
-            _ => String::new(),
-        };
-        writeln!(
-            out,
-            "{:>12} {:>8} {:>7} {:>11.3} {:>11.3} {:>14}  {}",
-            r.size, r.variant, r.device, r.median_ms, r.min_ms, rate, r.check
-        )?;
+/// The devices the kernels of a traced run went to (`cpu`, `gpu`, or
+/// `cpu+gpu`); `cpu` when no kernel went through the planner (direct
+/// library calls such as sparse products run on the host).
+fn chosen_devices(events: &[crossover::trace::Event]) -> String {
+    let mut tracks: Vec<&str> = events
+        .iter()
+        .filter(|e| e.category == "kernel")
+        .map(|e| e.track)
+        .collect();
+    tracks.sort_unstable();
+    tracks.dedup();
+    if tracks.is_empty() {
+        "cpu".into()
+    } else {
+        tracks.join("+")
     }
-    Ok(())
 }

@@ -41,7 +41,15 @@ pub trait Workload: Sync {
     fn variants(&self) -> &'static [&'static str] {
         &[]
     }
-    fn default_sizes(&self) -> Vec<usize>;
+    /// The largest of [`STANDARD_SIZES`] run by default; larger sizes take
+    /// too long or too much memory on a typical machine.
+    fn largest_default(&self) -> usize {
+        10_000
+    }
+    /// Why the default sizes stop below 10,000, for the report's notes.
+    fn size_note(&self) -> Option<&'static str> {
+        None
+    }
     /// What a size means, for help text.
     fn size_meaning(&self) -> &'static str;
     fn elements(&self, size: usize) -> usize;
@@ -89,6 +97,12 @@ impl Output {
         }
     }
 }
+
+/// The sizes published comparisons use: N for an NxN problem.
+pub const STANDARD_SIZES: [usize; 7] = [100, 256, 512, 1024, 2048, 4096, 10_000];
+
+/// `--quick`: three sizes, enough for a line per device.
+pub const QUICK_SIZES: [usize; 3] = [100, 300, 1000];
 
 /// All workloads, in report order.
 pub fn all() -> Vec<Box<dyn Workload>> {
@@ -154,9 +168,6 @@ struct ElementwiseCase {
 impl Workload for Elementwise {
     fn name(&self) -> &'static str {
         "elementwise"
-    }
-    fn default_sizes(&self) -> Vec<usize> {
-        vec![3162]
     }
     fn size_meaning(&self) -> &'static str {
         "side of an NxN f32 array"
@@ -225,9 +236,6 @@ impl Workload for Reduction {
     fn variants(&self) -> &'static [&'static str] {
         &["sum", "mean", "std"]
     }
-    fn default_sizes(&self) -> Vec<usize> {
-        vec![10000]
-    }
     fn size_meaning(&self) -> &'static str {
         "side of an NxN f32 array"
     }
@@ -295,20 +303,17 @@ impl Workload for MonteCarloPi {
     fn name(&self) -> &'static str {
         "monte_carlo_pi"
     }
-    fn default_sizes(&self) -> Vec<usize> {
-        vec![100_000_000]
-    }
     fn size_meaning(&self) -> &'static str {
-        "number of samples"
+        "N*N samples"
     }
     fn elements(&self, n: usize) -> usize {
-        n
+        n * n
     }
     fn dtype(&self) -> &'static str {
         "float32"
     }
     fn prepare(&self, n: usize) -> Result<Box<dyn Case>> {
-        Ok(Box::new(MonteCarloCase { n }))
+        Ok(Box::new(MonteCarloCase { n: n * n }))
     }
 }
 
@@ -396,21 +401,18 @@ impl Workload for ConditionalAccumulate {
     fn name(&self) -> &'static str {
         "conditional_accumulate"
     }
-    fn default_sizes(&self) -> Vec<usize> {
-        vec![10_000_000]
-    }
     fn size_meaning(&self) -> &'static str {
-        "number of f64 elements"
+        "N*N float64 elements"
     }
     fn elements(&self, n: usize) -> usize {
-        n
+        n * n
     }
     fn dtype(&self) -> &'static str {
         "float64"
     }
     fn prepare(&self, n: usize) -> Result<Box<dyn Case>> {
         Ok(Box::new(ConditionalCase {
-            x: uniform(4, &[n], DType::F64)?,
+            x: uniform(4, &[n * n], DType::F64)?,
         }))
     }
 }
@@ -449,28 +451,31 @@ struct ImageCase {
     x: Array,
 }
 
-/// Image side for the pipeline workload.
-pub const IMAGE: usize = 256;
+/// Images per batch in the pipeline workload.
+pub const IMAGES: usize = 8;
 
 impl Workload for ImagePipeline {
     fn name(&self) -> &'static str {
         "image_pipeline"
     }
-    fn default_sizes(&self) -> Vec<usize> {
-        vec![1000]
+    fn largest_default(&self) -> usize {
+        4096
+    }
+    fn size_note(&self) -> Option<&'static str> {
+        Some("image_pipeline stops at 4096 by default: 8 images of 10000x10000 need 6.4 GB for input and output, and the float64 check as much again")
     }
     fn size_meaning(&self) -> &'static str {
-        "number of 256x256 f32 images"
+        "8 NxN float32 images"
     }
     fn elements(&self, n: usize) -> usize {
-        n * IMAGE * IMAGE
+        IMAGES * n * n
     }
     fn dtype(&self) -> &'static str {
         "float32"
     }
     fn prepare(&self, n: usize) -> Result<Box<dyn Case>> {
         Ok(Box::new(ImageCase {
-            x: uniform(5, &[n, IMAGE, IMAGE], DType::F32)?,
+            x: uniform(5, &[IMAGES, n, n], DType::F32)?,
         }))
     }
 }
@@ -493,7 +498,7 @@ impl Case for ImageCase {
         let z = out.dense()?;
         let x = self.x.to_vec::<f32>()?;
         let got = z.to_vec::<f32>()?;
-        let per = IMAGE * IMAGE;
+        let per = z.shape()[1] * z.shape()[2];
         let mut err = 0f64;
         for (img, out) in x.chunks(per).zip(got.chunks(per)) {
             let mean = img.iter().map(|&v| v as f64).sum::<f64>() / per as f64;
