@@ -203,17 +203,37 @@ impl Load for Complex64 {
     }
 }
 
+/// A working element the loaders write: `T` (real signals) or `Complex<T>`.
+trait Dest: Copy {
+    /// Whether complex sources load into it.
+    const COMPLEX: bool;
+    fn zero() -> Self;
+    fn from_source<S: Load>(s: S) -> Self;
+}
+impl<T: FftFloat> Dest for T {
+    const COMPLEX: bool = false;
+    fn zero() -> Self {
+        T::of(0.0)
+    }
+    fn from_source<S: Load>(s: S) -> Self {
+        s.re_im::<T>().0
+    }
+}
+impl<T: FftFloat> Dest for Complex<T> {
+    const COMPLEX: bool = true;
+    fn zero() -> Self {
+        Complex::new(T::of(0.0), T::of(0.0))
+    }
+    fn from_source<S: Load>(s: S) -> Self {
+        let (re, im) = s.re_im::<T>();
+        Complex::new(re, im)
+    }
+}
+
 /// Copies the overlap of `src` (any layout, shape `layout.shape`) into the
 /// row-major `dst` of shape `dst_shape` (same rank), zero elsewhere:
 /// crops and zero-pads axes like NumPy's `n` arguments.
-fn load<S: Load, D: Copy>(
-    src: &[S],
-    layout: &Layout,
-    dst: &mut [D],
-    dst_shape: &[usize],
-    conv: impl Fn(S) -> D,
-    zero: D,
-) {
+fn load<S: Load, D: Dest>(src: &[S], layout: &Layout, dst: &mut [D], dst_shape: &[usize]) {
     let common: Vec<usize> = layout
         .shape
         .iter()
@@ -221,7 +241,7 @@ fn load<S: Load, D: Copy>(
         .map(|(&a, &b)| a.min(b))
         .collect();
     if common != dst_shape {
-        dst.fill(zero);
+        dst.fill(D::zero());
     }
     if numel(&common) == 0 {
         return;
@@ -234,7 +254,7 @@ fn load<S: Load, D: Copy>(
     if common == dst_shape {
         let mut i = 0;
         for_each_position(&view, |p| {
-            dst[i] = conv(src[p]);
+            dst[i] = D::from_source(src[p]);
             i += 1;
         });
         return;
@@ -249,7 +269,7 @@ fn load<S: Load, D: Copy>(
             .zip(&dst_strides)
             .map(|(&i, &s)| i as isize * s)
             .sum();
-        dst[q as usize] = conv(src[p]);
+        dst[q as usize] = D::from_source(src[p]);
         for d in (0..nd).rev() {
             idx[d] += 1;
             if idx[d] < common[d] {
@@ -260,68 +280,16 @@ fn load<S: Load, D: Copy>(
     });
 }
 
-fn load_complex<T: Precision>(x: &Value, layout: &Layout, dst: &mut [Complex<T>], shape: &[usize]) {
-    let zero = Complex::new(T::of(0.0), T::of(0.0));
-    fn c<S: Load, T: FftFloat>(s: S) -> Complex<T> {
-        let (re, im) = s.re_im::<T>();
-        Complex::new(re, im)
-    }
-    match x.buffer.dtype() {
-        DType::F32 => load(
-            x.buffer.as_slice::<f32>(),
-            layout,
-            dst,
-            shape,
-            c::<f32, T>,
-            zero,
-        ),
-        DType::F64 => load(
-            x.buffer.as_slice::<f64>(),
-            layout,
-            dst,
-            shape,
-            c::<f64, T>,
-            zero,
-        ),
-        DType::C64 => load(
-            x.buffer.as_slice::<Complex32>(),
-            layout,
-            dst,
-            shape,
-            c::<Complex32, T>,
-            zero,
-        ),
-        DType::C128 => load(
-            x.buffer.as_slice::<Complex64>(),
-            layout,
-            dst,
-            shape,
-            c::<Complex64, T>,
-            zero,
-        ),
-        d => unreachable!("fft inputs are cast to float or complex, got {d}"),
-    }
-}
-
-fn load_real<T: Precision>(x: &Value, layout: &Layout, dst: &mut [T], shape: &[usize]) {
-    let zero = T::of(0.0);
-    match x.buffer.dtype() {
-        DType::F32 => load(
-            x.buffer.as_slice::<f32>(),
-            layout,
-            dst,
-            shape,
-            |s| s.re_im::<T>().0,
-            zero,
-        ),
-        DType::F64 => load(
-            x.buffer.as_slice::<f64>(),
-            layout,
-            dst,
-            shape,
-            |s| s.re_im::<T>().0,
-            zero,
-        ),
+/// [`load`] from a value of any fft input dtype (complex ones only into
+/// complex destinations).
+fn load_value<D: Dest>(x: &Value, layout: &Layout, dst: &mut [D], shape: &[usize]) {
+    let b = &x.buffer;
+    match b.dtype() {
+        DType::F32 => load(b.as_slice::<f32>(), layout, dst, shape),
+        DType::F64 => load(b.as_slice::<f64>(), layout, dst, shape),
+        DType::C64 if D::COMPLEX => load(b.as_slice::<Complex32>(), layout, dst, shape),
+        DType::C128 if D::COMPLEX => load(b.as_slice::<Complex64>(), layout, dst, shape),
+        d if D::COMPLEX => unreachable!("fft inputs are cast to float or complex, got {d}"),
         d => unreachable!("real fft inputs are real, got {d}"),
     }
 }
@@ -347,13 +315,13 @@ impl FftOp {
         match self.kind {
             Kind::C2c { axis, inverse } => {
                 let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
-                load_complex::<T>(x, &x.layout, o, out_shape);
+                load_value(x, &x.layout, o, out_shape);
                 let (outer, n, inner) = split3(out_shape, axis);
                 c2c_axis(o, outer, n, inner, inner, inverse, self.scale(n, inverse));
             }
             Kind::C2c2 { inverse } => {
                 let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
-                load_complex::<T>(x, &x.layout, o, out_shape);
+                load_value(x, &x.layout, o, out_shape);
                 let (n1, n2) = (out_shape[nd - 2], out_shape[nd - 1]);
                 let batch = numel(&out_shape[..nd - 2]);
                 c2c_axis(o, batch * n1, n2, 1, 1, inverse, None);
@@ -361,7 +329,7 @@ impl FftOp {
             }
             Kind::RealFull { two_d } => {
                 let mut real = vec![T::of(0.0); numel(out_shape)];
-                load_real::<T>(x, &x.layout, &mut real, out_shape);
+                load_value(x, &x.layout, &mut real, out_shape);
                 let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
                 let n2 = out_shape[nd - 1];
                 let h = n2 / 2 + 1;
@@ -418,6 +386,61 @@ fn check_len(op: &'static str, n: usize, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Checks a transform's input: numeric, real where `complex_alt` names the
+/// transform to use for complex input, and at least `min_ndim` (1 or 2)
+/// dimensions. Returns the [`dtypes`].
+fn check_input(
+    op: &'static str,
+    x: &Array,
+    min_ndim: usize,
+    complex_alt: Option<&str>,
+) -> Result<(DType, DType)> {
+    let (work, out) = dtypes(op, x.dtype())?;
+    if let Some(alt) = complex_alt.filter(|_| work.is_complex()) {
+        return Err(Error::dtype(
+            op,
+            x.dtype(),
+            format!("needs real input (use {alt} for complex)"),
+        ));
+    }
+    if x.ndim() < min_ndim {
+        let what = if min_ndim == 1 {
+            "one dimension"
+        } else {
+            "two dimensions"
+        };
+        return Err(Error::shape(
+            op,
+            x.shape(),
+            format!("needs at least {what}"),
+        ));
+    }
+    Ok((work, out))
+}
+
+/// The axis of a 1-D transform and its length (`n`, by default the axis's).
+fn axis_and_len(
+    op: &'static str,
+    x: &Array,
+    axis: isize,
+    n: Option<usize>,
+) -> Result<(usize, usize)> {
+    let ax = normalize_axis(op, axis, x.ndim())?;
+    let n = n.unwrap_or(x.shape()[ax]);
+    check_len(op, n, "along the axis")?;
+    Ok((ax, n))
+}
+
+/// Checks that the last two axes of a 2-D transform's input are not empty.
+fn check_last_two(op: &'static str, x: &Array) -> Result<()> {
+    let nd = x.ndim();
+    check_len(
+        op,
+        x.shape()[nd - 1] * x.shape()[nd - 2],
+        "in the last two axes",
+    )
+}
+
 fn record(
     name: &'static str,
     kind: Kind,
@@ -448,17 +471,8 @@ fn c2c(
     norm: Norm,
     inverse: bool,
 ) -> Result<Array> {
-    let (work, out) = dtypes(name, x.dtype())?;
-    if x.ndim() == 0 {
-        return Err(Error::shape(
-            name,
-            x.shape(),
-            "needs at least one dimension",
-        ));
-    }
-    let ax = normalize_axis(name, axis, x.ndim())?;
-    let n = n.unwrap_or(x.shape()[ax]);
-    check_len(name, n, "along the axis")?;
+    let (work, out) = check_input(name, x, 1, None)?;
+    let (ax, n) = axis_and_len(name, x, axis, n)?;
     let x = x.cast(work)?;
     let mut shape = x.shape().to_vec();
     shape[ax] = n;
@@ -500,20 +514,8 @@ pub fn ifft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Arra
 }
 
 fn c2c2(name: &'static str, x: &Array, norm: Norm, inverse: bool) -> Result<Array> {
-    let (work, out) = dtypes(name, x.dtype())?;
-    if x.ndim() < 2 {
-        return Err(Error::shape(
-            name,
-            x.shape(),
-            "needs at least two dimensions",
-        ));
-    }
-    let nd = x.ndim();
-    check_len(
-        name,
-        x.shape()[nd - 1] * x.shape()[nd - 2],
-        "in the last two axes",
-    )?;
+    let (work, out) = check_input(name, x, 2, None)?;
+    check_last_two(name, x)?;
     let x = x.cast(work)?;
     let shape = x.shape().to_vec();
     let kind = if !inverse && !work.is_complex() {

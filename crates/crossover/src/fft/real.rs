@@ -3,12 +3,12 @@
 //! non-negative frequencies of the last transformed axis.
 
 use super::kernels::{c2c_axis, c2r_rows, r2c_rows, FftFloat};
-use super::{check_len, dtypes, load_complex, load_real, record, slice_mut};
+use super::{axis_and_len, check_input, check_last_two, check_len, load_value, record, slice_mut};
 use super::{FftOp, Kind, Norm, Precision};
 use crate::array::{Array, Value};
 use crate::buffer::Buffer;
 use crate::cpu::gather::for_each_position;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::shape::{normalize_axis, numel, Layout};
 use num_complex::Complex;
 
@@ -48,7 +48,7 @@ impl FftOp {
                     // 2 * h - 1): recover it from the recorded shapes.
                     work_shape[nd - 1] = self.real_len(axis);
                     let mut real = vec![T::of(0.0); numel(&work_shape)];
-                    load_real::<T>(x, &in_perm, &mut real, &work_shape);
+                    load_value(x, &in_perm, &mut real, &work_shape);
                     let mut tmp =
                         vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&out_perm_shape)];
                     let n = work_shape[nd - 1];
@@ -65,7 +65,7 @@ impl FftOp {
                     let mut work_shape = out_perm_shape.clone();
                     work_shape[nd - 1] = n / 2 + 1;
                     let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
-                    load_complex::<T>(x, &in_perm, &mut spec, &work_shape);
+                    load_value(x, &in_perm, &mut spec, &work_shape);
                     let mut tmp = vec![T::of(0.0); numel(&out_perm_shape)];
                     c2r_rows(&spec, n, &mut tmp, self.scale(n, true));
                     Perm::Real(tmp)
@@ -94,7 +94,7 @@ impl FftOp {
                 work_shape[nd - 1] = self.real_len(axis);
                 let n = work_shape[nd - 1];
                 let mut real = vec![T::of(0.0); numel(&work_shape)];
-                load_real::<T>(x, &x.layout, &mut real, &work_shape);
+                load_value(x, &x.layout, &mut real, &work_shape);
                 let o = slice_mut::<Complex<T>>(out, T::COMPLEX);
                 r2c_rows(&real, n, o, out_shape[nd - 1], self.scale(n, false));
             }
@@ -105,7 +105,7 @@ impl FftOp {
                 let h = out_shape[nd - 1];
                 let batch = numel(&out_shape[..nd - 2]);
                 let mut real = vec![T::of(0.0); numel(&work_shape)];
-                load_real::<T>(x, &x.layout, &mut real, &work_shape);
+                load_value(x, &x.layout, &mut real, &work_shape);
                 let o = slice_mut::<Complex<T>>(out, T::COMPLEX);
                 r2c_rows(&real, n2, o, h, None);
                 c2c_axis(o, batch, n1, h, h, false, self.scale(n1 * n2, false));
@@ -115,7 +115,7 @@ impl FftOp {
                 let mut work_shape = out_shape.clone();
                 work_shape[nd - 1] = n / 2 + 1;
                 let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
-                load_complex::<T>(x, &x.layout, &mut spec, &work_shape);
+                load_value(x, &x.layout, &mut spec, &work_shape);
                 let o = slice_mut::<T>(out, T::REAL);
                 c2r_rows(&spec, n, o, self.scale(n, true));
             }
@@ -126,7 +126,7 @@ impl FftOp {
                 let mut work_shape = out_shape.clone();
                 work_shape[nd - 1] = h;
                 let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
-                load_complex::<T>(x, &x.layout, &mut spec, &work_shape);
+                load_value(x, &x.layout, &mut spec, &work_shape);
                 c2c_axis(&mut spec, batch, n1, h, h, true, None);
                 let o = slice_mut::<T>(out, T::REAL);
                 c2r_rows(&spec, n2, o, self.scale(n1 * n2, true));
@@ -143,7 +143,8 @@ impl FftOp {
 /// non-negative frequencies (NumPy's `fft.rfft`).
 ///
 /// # Errors
-/// As [`fft`](super::fft); [`Error::DType`] for complex input.
+/// As [`fft`](super::fft); [`Error::DType`](crate::Error::DType) for
+/// complex input.
 ///
 /// ```
 /// use crossover::{Array, fft::{self, Norm}};
@@ -156,20 +157,8 @@ impl FftOp {
 /// ```
 pub fn rfft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Array> {
     const OP: &str = "rfft";
-    let (work, out) = dtypes(OP, x.dtype())?;
-    if work.is_complex() {
-        return Err(Error::dtype(
-            OP,
-            x.dtype(),
-            "needs real input (use fft for complex)",
-        ));
-    }
-    if x.ndim() == 0 {
-        return Err(Error::shape(OP, x.shape(), "needs at least one dimension"));
-    }
-    let ax = normalize_axis(OP, axis, x.ndim())?;
-    let n = n.unwrap_or(x.shape()[ax]);
-    check_len(OP, n, "along the axis")?;
+    let (work, out) = check_input(OP, x, 1, Some("fft"))?;
+    let (ax, n) = axis_and_len(OP, x, axis, n)?;
     let x = x.cast(work)?;
     let mut in_shape = x.shape().to_vec();
     in_shape[ax] = n;
@@ -204,10 +193,7 @@ pub fn rfft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Arra
 /// ```
 pub fn irfft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Array> {
     const OP: &str = "irfft";
-    let (work, _) = dtypes(OP, x.dtype())?;
-    if x.ndim() == 0 {
-        return Err(Error::shape(OP, x.shape(), "needs at least one dimension"));
-    }
+    let (work, _) = check_input(OP, x, 1, None)?;
     let ax = normalize_axis(OP, axis, x.ndim())?;
     let m = x.shape()[ax];
     let n = n.unwrap_or(2 * m.saturating_sub(1));
@@ -231,26 +217,13 @@ pub fn irfft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Arr
 /// `(..., n1, n2/2 + 1)`.
 ///
 /// # Errors
-/// As [`fft2`](super::fft2); [`Error::DType`] for complex input.
+/// As [`fft2`](super::fft2); [`Error::DType`](crate::Error::DType) for
+/// complex input.
 pub fn rfft2(x: &Array, norm: Norm) -> Result<Array> {
     const OP: &str = "rfft2";
-    let (work, out) = dtypes(OP, x.dtype())?;
-    if work.is_complex() {
-        return Err(Error::dtype(
-            OP,
-            x.dtype(),
-            "needs real input (use fft2 for complex)",
-        ));
-    }
-    if x.ndim() < 2 {
-        return Err(Error::shape(OP, x.shape(), "needs at least two dimensions"));
-    }
+    let (work, out) = check_input(OP, x, 2, Some("fft2"))?;
+    check_last_two(OP, x)?;
     let nd = x.ndim();
-    check_len(
-        OP,
-        x.shape()[nd - 1] * x.shape()[nd - 2],
-        "in the last two axes",
-    )?;
     let x = x.cast(work)?;
     let in_shape = x.shape().to_vec();
     let mut out_shape = in_shape.clone();
@@ -265,10 +238,7 @@ pub fn rfft2(x: &Array, norm: Norm) -> Result<Array> {
 /// As [`fft2`](super::fft2).
 pub fn irfft2(x: &Array, s: Option<[usize; 2]>, norm: Norm) -> Result<Array> {
     const OP: &str = "irfft2";
-    let (work, _) = dtypes(OP, x.dtype())?;
-    if x.ndim() < 2 {
-        return Err(Error::shape(OP, x.shape(), "needs at least two dimensions"));
-    }
+    let (work, _) = check_input(OP, x, 2, None)?;
     let nd = x.ndim();
     let [n1, n2] = s.unwrap_or([x.shape()[nd - 2], 2 * x.shape()[nd - 1].saturating_sub(1)]);
     check_len(OP, n1 * n2, "for the output")?;
