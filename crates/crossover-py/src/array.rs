@@ -62,6 +62,18 @@ pub fn value_of(py: Python<'_>, a: &Array, what: &str) -> PyResult<Value> {
     crate::errors::engine(py, || a.value())
 }
 
+/// How a binary operator computes.
+#[derive(Clone, Copy)]
+enum Arith {
+    /// The engine's op.
+    Engine(BinaryOp),
+    /// NumPy's function of this name (the engine has no such op).
+    NumPy(&'static str),
+    /// `&`, `|`: the engine's logical op for two booleans, else NumPy's
+    /// bitwise function (the engine has no bitwise integer ops).
+    Logical(BinaryOp, &'static str),
+}
+
 impl PyArr {
     fn unary(&self, py: Python<'_>, u: UnaryOp) -> PyResult<Py<PyAny>> {
         wrap(py, op(py, Call::Unary(u), &[self.operand()])?)
@@ -89,40 +101,30 @@ impl PyArr {
         wrap(py, op(py, Call::Binary(b), &ops)?)
     }
 
-    /// `&`, `|`: logical for booleans (the engine has no bitwise integer ops:
-    /// those go to NumPy through the fallback).
-    fn logical(
+    /// A binary operator (`__op__`, or with `reflected` `__rop__`: the array
+    /// on the right).
+    fn arith(
         slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
-        b: BinaryOp,
-        numpy_name: &str,
+        how: Arith,
         reflected: bool,
     ) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        let other_bool = match args::operand(other, Intake::Copy)? {
-            Some(Operand::Array(a)) => a.dtype().is_bool(),
-            Some(Operand::Scalar(crossover::Scalar::Bool(_))) => true,
-            _ => false,
+        let numpy_name = match how {
+            Arith::Engine(b) => return slf.get().binary(other, b, reflected),
+            Arith::NumPy(name) => name,
+            Arith::Logical(b, name) => {
+                let other_bool = match args::operand(other, Intake::Copy)? {
+                    Some(Operand::Array(a)) => a.dtype().is_bool(),
+                    Some(Operand::Scalar(crossover::Scalar::Bool(_))) => true,
+                    _ => false,
+                };
+                if slf.get().inner.dtype().is_bool() && other_bool {
+                    return slf.get().binary(other, b, reflected);
+                }
+                name
+            }
         };
-        if slf.get().inner.dtype().is_bool() && other_bool {
-            return slf.get().binary(other, b, reflected);
-        }
-        let f = py.import("numpy")?.getattr(numpy_name)?;
-        let r = if reflected {
-            f.call1((other, slf))?
-        } else {
-            f.call1((slf, other))?
-        };
-        Ok(r.unbind())
-    }
-
-    fn numpy_op(
-        slf: &Bound<'_, Self>,
-        name: &str,
-        other: &Bound<'_, PyAny>,
-        reflected: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let f = slf.py().import("numpy")?.getattr(name)?;
+        let f = slf.py().import("numpy")?.getattr(numpy_name)?;
         let r = if reflected {
             f.call1((other, slf))?
         } else {
@@ -381,29 +383,29 @@ impl PyArr {
 
     // ---- arithmetic ------------------------------------------------------
 
-    fn __add__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.binary(o, BinaryOp::Add, false)
+    fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        Self::arith(slf, o, Arith::Engine(BinaryOp::Add), false)
     }
-    fn __radd__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.binary(o, BinaryOp::Add, true)
+    fn __radd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        Self::arith(slf, o, Arith::Engine(BinaryOp::Add), true)
     }
-    fn __sub__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.binary(o, BinaryOp::Sub, false)
+    fn __sub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        Self::arith(slf, o, Arith::Engine(BinaryOp::Sub), false)
     }
-    fn __rsub__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.binary(o, BinaryOp::Sub, true)
+    fn __rsub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        Self::arith(slf, o, Arith::Engine(BinaryOp::Sub), true)
     }
-    fn __mul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.binary(o, BinaryOp::Mul, false)
+    fn __mul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        Self::arith(slf, o, Arith::Engine(BinaryOp::Mul), false)
     }
-    fn __rmul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.binary(o, BinaryOp::Mul, true)
+    fn __rmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        Self::arith(slf, o, Arith::Engine(BinaryOp::Mul), true)
     }
-    fn __truediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.binary(o, BinaryOp::Div, false)
+    fn __truediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        Self::arith(slf, o, Arith::Engine(BinaryOp::Div), false)
     }
-    fn __rtruediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.binary(o, BinaryOp::Div, true)
+    fn __rtruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        Self::arith(slf, o, Arith::Engine(BinaryOp::Div), true)
     }
     fn __pow__(&self, o: &Bound<'_, PyAny>, modulo: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         if !modulo.is_none() {
@@ -435,34 +437,34 @@ impl PyArr {
         self.binary(o, BinaryOp::Pow, true)
     }
     fn __floordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::numpy_op(slf, "floor_divide", o, false)
+        Self::arith(slf, o, Arith::NumPy("floor_divide"), false)
     }
     fn __rfloordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::numpy_op(slf, "floor_divide", o, true)
+        Self::arith(slf, o, Arith::NumPy("floor_divide"), true)
     }
     fn __mod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::numpy_op(slf, "remainder", o, false)
+        Self::arith(slf, o, Arith::NumPy("remainder"), false)
     }
     fn __rmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::numpy_op(slf, "remainder", o, true)
+        Self::arith(slf, o, Arith::NumPy("remainder"), true)
     }
     fn __matmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::numpy_op(slf, "matmul", o, false)
+        Self::arith(slf, o, Arith::NumPy("matmul"), false)
     }
     fn __rmatmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::numpy_op(slf, "matmul", o, true)
+        Self::arith(slf, o, Arith::NumPy("matmul"), true)
     }
     fn __and__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::logical(slf, o, BinaryOp::And, "bitwise_and", false)
+        Self::arith(slf, o, Arith::Logical(BinaryOp::And, "bitwise_and"), false)
     }
     fn __rand__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::logical(slf, o, BinaryOp::And, "bitwise_and", true)
+        Self::arith(slf, o, Arith::Logical(BinaryOp::And, "bitwise_and"), true)
     }
     fn __or__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::logical(slf, o, BinaryOp::Or, "bitwise_or", false)
+        Self::arith(slf, o, Arith::Logical(BinaryOp::Or, "bitwise_or"), false)
     }
     fn __ror__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        Self::logical(slf, o, BinaryOp::Or, "bitwise_or", true)
+        Self::arith(slf, o, Arith::Logical(BinaryOp::Or, "bitwise_or"), true)
     }
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.unary(py, UnaryOp::Neg)

@@ -8,6 +8,7 @@
 
 use crate::array::PyArr;
 use crate::errors;
+use crossover::explain::{si, time};
 use crossover::Array;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -32,29 +33,6 @@ pub struct Explanation {
     kernels: Vec<KernelInfo>,
     ran: bool,
     placement: String,
-}
-
-fn si(v: f64, unit: &str) -> String {
-    let (s, p) = if v >= 1e9 {
-        (v / 1e9, "G")
-    } else if v >= 1e6 {
-        (v / 1e6, "M")
-    } else if v >= 1e3 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
-    };
-    format!("{s:.3} {p}{unit}")
-}
-
-fn time(s: f64) -> String {
-    if s >= 1.0 {
-        format!("{s:.3} s")
-    } else if s >= 1e-3 {
-        format!("{:.3} ms", s * 1e3)
-    } else {
-        format!("{:.1} us", s * 1e6)
-    }
 }
 
 #[pymethods]
@@ -128,20 +106,20 @@ impl Explanation {
             s += &format!(
                 "  shape     : {:?} ({} points)\n",
                 k.shape,
-                si(k.points as f64, "")
+                si(k.points as f64)
             );
             s += &format!(
-                "  traffic   : {}   work: {}   ({:.2} flop/byte)\n",
-                si(k.bytes as f64, "B"),
-                si(k.flops, "flop"),
+                "  traffic   : {}B   work: {}flop   ({:.2} flop/byte)\n",
+                si(k.bytes as f64),
+                si(k.flops),
                 k.flops / (k.bytes.max(1) as f64)
             );
             s += &format!("  written   : {}\n", k.reasons.join(", "));
             if let Some(t) = k.seconds {
                 s += &format!(
-                    "  measured  : {}  ({}/s)\n",
+                    "  measured  : {}  ({}B/s)\n",
                     time(t),
-                    si(k.bytes as f64 / t.max(1e-12), "B")
+                    si(k.bytes as f64 / t.max(1e-12))
                 );
             }
         }

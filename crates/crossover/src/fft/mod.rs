@@ -24,8 +24,10 @@
 //! ```
 
 mod kernels;
+mod real;
 
 pub use kernels::{cached_plans, PLAN_CACHE_CAPACITY};
+pub use real::{irfft, irfft2, rfft, rfft2};
 
 use crate::array::{Array, Value};
 use crate::buffer::{Buffer, Storage};
@@ -34,7 +36,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::op::LibraryOp;
 use crate::shape::{normalize_axis, numel, Layout};
-use kernels::{c2c_axis, c2r_rows, hermitian_fill, r2c_rows, FftFloat};
+use kernels::{c2c_axis, hermitian_fill, r2c_rows, FftFloat};
 use num_complex::{Complex, Complex32, Complex64};
 use std::sync::Arc;
 
@@ -201,17 +203,37 @@ impl Load for Complex64 {
     }
 }
 
+/// A working element the loaders write: `T` (real signals) or `Complex<T>`.
+trait Dest: Copy {
+    /// Whether complex sources load into it.
+    const COMPLEX: bool;
+    fn zero() -> Self;
+    fn from_source<S: Load>(s: S) -> Self;
+}
+impl<T: FftFloat> Dest for T {
+    const COMPLEX: bool = false;
+    fn zero() -> Self {
+        T::of(0.0)
+    }
+    fn from_source<S: Load>(s: S) -> Self {
+        s.re_im::<T>().0
+    }
+}
+impl<T: FftFloat> Dest for Complex<T> {
+    const COMPLEX: bool = true;
+    fn zero() -> Self {
+        Complex::new(T::of(0.0), T::of(0.0))
+    }
+    fn from_source<S: Load>(s: S) -> Self {
+        let (re, im) = s.re_im::<T>();
+        Complex::new(re, im)
+    }
+}
+
 /// Copies the overlap of `src` (any layout, shape `layout.shape`) into the
 /// row-major `dst` of shape `dst_shape` (same rank), zero elsewhere:
 /// crops and zero-pads axes like NumPy's `n` arguments.
-fn load<S: Load, D: Copy>(
-    src: &[S],
-    layout: &Layout,
-    dst: &mut [D],
-    dst_shape: &[usize],
-    conv: impl Fn(S) -> D,
-    zero: D,
-) {
+fn load<S: Load, D: Dest>(src: &[S], layout: &Layout, dst: &mut [D], dst_shape: &[usize]) {
     let common: Vec<usize> = layout
         .shape
         .iter()
@@ -219,7 +241,7 @@ fn load<S: Load, D: Copy>(
         .map(|(&a, &b)| a.min(b))
         .collect();
     if common != dst_shape {
-        dst.fill(zero);
+        dst.fill(D::zero());
     }
     if numel(&common) == 0 {
         return;
@@ -232,7 +254,7 @@ fn load<S: Load, D: Copy>(
     if common == dst_shape {
         let mut i = 0;
         for_each_position(&view, |p| {
-            dst[i] = conv(src[p]);
+            dst[i] = D::from_source(src[p]);
             i += 1;
         });
         return;
@@ -247,7 +269,7 @@ fn load<S: Load, D: Copy>(
             .zip(&dst_strides)
             .map(|(&i, &s)| i as isize * s)
             .sum();
-        dst[q as usize] = conv(src[p]);
+        dst[q as usize] = D::from_source(src[p]);
         for d in (0..nd).rev() {
             idx[d] += 1;
             if idx[d] < common[d] {
@@ -258,68 +280,16 @@ fn load<S: Load, D: Copy>(
     });
 }
 
-fn load_complex<T: Precision>(x: &Value, layout: &Layout, dst: &mut [Complex<T>], shape: &[usize]) {
-    let zero = Complex::new(T::of(0.0), T::of(0.0));
-    fn c<S: Load, T: FftFloat>(s: S) -> Complex<T> {
-        let (re, im) = s.re_im::<T>();
-        Complex::new(re, im)
-    }
-    match x.buffer.dtype() {
-        DType::F32 => load(
-            x.buffer.as_slice::<f32>(),
-            layout,
-            dst,
-            shape,
-            c::<f32, T>,
-            zero,
-        ),
-        DType::F64 => load(
-            x.buffer.as_slice::<f64>(),
-            layout,
-            dst,
-            shape,
-            c::<f64, T>,
-            zero,
-        ),
-        DType::C64 => load(
-            x.buffer.as_slice::<Complex32>(),
-            layout,
-            dst,
-            shape,
-            c::<Complex32, T>,
-            zero,
-        ),
-        DType::C128 => load(
-            x.buffer.as_slice::<Complex64>(),
-            layout,
-            dst,
-            shape,
-            c::<Complex64, T>,
-            zero,
-        ),
-        d => unreachable!("fft inputs are cast to float or complex, got {d}"),
-    }
-}
-
-fn load_real<T: Precision>(x: &Value, layout: &Layout, dst: &mut [T], shape: &[usize]) {
-    let zero = T::of(0.0);
-    match x.buffer.dtype() {
-        DType::F32 => load(
-            x.buffer.as_slice::<f32>(),
-            layout,
-            dst,
-            shape,
-            |s| s.re_im::<T>().0,
-            zero,
-        ),
-        DType::F64 => load(
-            x.buffer.as_slice::<f64>(),
-            layout,
-            dst,
-            shape,
-            |s| s.re_im::<T>().0,
-            zero,
-        ),
+/// [`load`] from a value of any fft input dtype (complex ones only into
+/// complex destinations).
+fn load_value<D: Dest>(x: &Value, layout: &Layout, dst: &mut [D], shape: &[usize]) {
+    let b = &x.buffer;
+    match b.dtype() {
+        DType::F32 => load(b.as_slice::<f32>(), layout, dst, shape),
+        DType::F64 => load(b.as_slice::<f64>(), layout, dst, shape),
+        DType::C64 if D::COMPLEX => load(b.as_slice::<Complex32>(), layout, dst, shape),
+        DType::C128 if D::COMPLEX => load(b.as_slice::<Complex64>(), layout, dst, shape),
+        d if D::COMPLEX => unreachable!("fft inputs are cast to float or complex, got {d}"),
         d => unreachable!("real fft inputs are real, got {d}"),
     }
 }
@@ -331,11 +301,6 @@ fn split3(shape: &[usize], axis: usize) -> (usize, usize, usize) {
         shape[axis],
         numel(&shape[axis + 1..]),
     )
-}
-
-/// A permutation moving `axis` last.
-fn axis_last(nd: usize, axis: usize) -> Vec<usize> {
-    (0..nd).filter(|&d| d != axis).chain([axis]).collect()
 }
 
 impl FftOp {
@@ -350,13 +315,13 @@ impl FftOp {
         match self.kind {
             Kind::C2c { axis, inverse } => {
                 let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
-                load_complex::<T>(x, &x.layout, o, out_shape);
+                load_value(x, &x.layout, o, out_shape);
                 let (outer, n, inner) = split3(out_shape, axis);
                 c2c_axis(o, outer, n, inner, inner, inverse, self.scale(n, inverse));
             }
             Kind::C2c2 { inverse } => {
                 let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
-                load_complex::<T>(x, &x.layout, o, out_shape);
+                load_value(x, &x.layout, o, out_shape);
                 let (n1, n2) = (out_shape[nd - 2], out_shape[nd - 1]);
                 let batch = numel(&out_shape[..nd - 2]);
                 c2c_axis(o, batch * n1, n2, 1, 1, inverse, None);
@@ -364,7 +329,7 @@ impl FftOp {
             }
             Kind::RealFull { two_d } => {
                 let mut real = vec![T::of(0.0); numel(out_shape)];
-                load_real::<T>(x, &x.layout, &mut real, out_shape);
+                load_value(x, &x.layout, &mut real, out_shape);
                 let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
                 let n2 = out_shape[nd - 1];
                 let h = n2 / 2 + 1;
@@ -387,99 +352,8 @@ impl FftOp {
                     hermitian_fill(o, 1, n2);
                 }
             }
-            Kind::R2c { axis } | Kind::C2r { axis } if axis != nd - 1 => {
-                // Move the axis last, transform rows, move it back.
-                let perm = axis_last(nd, axis);
-                let in_perm = x.layout.permute(self.name, &perm)?;
-                let out_perm_shape: Vec<usize> = perm.iter().map(|&d| out_shape[d]).collect();
-                let last = if let Kind::R2c { .. } = self.kind {
-                    let mut work_shape = out_perm_shape.clone();
-                    // Input rows hold the real length n (2 * (h - 1) or
-                    // 2 * h - 1): recover it from the recorded shapes.
-                    work_shape[nd - 1] = self.real_len(axis);
-                    let mut real = vec![T::of(0.0); numel(&work_shape)];
-                    load_real::<T>(x, &in_perm, &mut real, &work_shape);
-                    let mut tmp =
-                        vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&out_perm_shape)];
-                    let n = work_shape[nd - 1];
-                    r2c_rows(
-                        &real,
-                        n,
-                        &mut tmp,
-                        out_perm_shape[nd - 1],
-                        self.scale(n, false),
-                    );
-                    Perm::Complex(tmp)
-                } else {
-                    let n = out_perm_shape[nd - 1];
-                    let mut work_shape = out_perm_shape.clone();
-                    work_shape[nd - 1] = n / 2 + 1;
-                    let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
-                    load_complex::<T>(x, &in_perm, &mut spec, &work_shape);
-                    let mut tmp = vec![T::of(0.0); numel(&out_perm_shape)];
-                    c2r_rows(&spec, n, &mut tmp, self.scale(n, true));
-                    Perm::Real(tmp)
-                };
-                let out_view = Layout::contiguous(out_shape).permute(self.name, &perm)?;
-                let mut i = 0;
-                match last {
-                    Perm::Complex(tmp) => {
-                        let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
-                        for_each_position(&out_view, |p| {
-                            o[p] = tmp[i];
-                            i += 1;
-                        });
-                    }
-                    Perm::Real(tmp) => {
-                        let o = slice_mut::<T>(&mut out, T::REAL);
-                        for_each_position(&out_view, |p| {
-                            o[p] = tmp[i];
-                            i += 1;
-                        });
-                    }
-                }
-            }
-            Kind::R2c { axis } => {
-                let mut work_shape = out_shape.clone();
-                work_shape[nd - 1] = self.real_len(axis);
-                let n = work_shape[nd - 1];
-                let mut real = vec![T::of(0.0); numel(&work_shape)];
-                load_real::<T>(x, &x.layout, &mut real, &work_shape);
-                let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
-                r2c_rows(&real, n, o, out_shape[nd - 1], self.scale(n, false));
-            }
-            Kind::R2c2 => {
-                let mut work_shape = out_shape.clone();
-                work_shape[nd - 1] = self.real_len(nd - 1);
-                let (n1, n2) = (work_shape[nd - 2], work_shape[nd - 1]);
-                let h = out_shape[nd - 1];
-                let batch = numel(&out_shape[..nd - 2]);
-                let mut real = vec![T::of(0.0); numel(&work_shape)];
-                load_real::<T>(x, &x.layout, &mut real, &work_shape);
-                let o = slice_mut::<Complex<T>>(&mut out, T::COMPLEX);
-                r2c_rows(&real, n2, o, h, None);
-                c2c_axis(o, batch, n1, h, h, false, self.scale(n1 * n2, false));
-            }
-            Kind::C2r { .. } => {
-                let n = out_shape[nd - 1];
-                let mut work_shape = out_shape.clone();
-                work_shape[nd - 1] = n / 2 + 1;
-                let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
-                load_complex::<T>(x, &x.layout, &mut spec, &work_shape);
-                let o = slice_mut::<T>(&mut out, T::REAL);
-                c2r_rows(&spec, n, o, self.scale(n, true));
-            }
-            Kind::C2r2 => {
-                let (n1, n2) = (out_shape[nd - 2], out_shape[nd - 1]);
-                let h = n2 / 2 + 1;
-                let batch = numel(&out_shape[..nd - 2]);
-                let mut work_shape = out_shape.clone();
-                work_shape[nd - 1] = h;
-                let mut spec = vec![Complex::new(T::of(0.0), T::of(0.0)); numel(&work_shape)];
-                load_complex::<T>(x, &x.layout, &mut spec, &work_shape);
-                c2c_axis(&mut spec, batch, n1, h, h, true, None);
-                let o = slice_mut::<T>(&mut out, T::REAL);
-                c2r_rows(&spec, n2, o, self.scale(n1 * n2, true));
+            Kind::R2c { .. } | Kind::R2c2 | Kind::C2r { .. } | Kind::C2r2 => {
+                self.run_real::<T>(x, &mut out)?
             }
         }
         Ok(Value {
@@ -487,17 +361,6 @@ impl FftOp {
             layout: Layout::contiguous(out_shape),
         })
     }
-
-    /// The real signal length of an `rfft` along `axis` (kept in the
-    /// recorded input shape after cropping/padding).
-    fn real_len(&self, axis: usize) -> usize {
-        self.in_shape[axis]
-    }
-}
-
-enum Perm<T: FftFloat> {
-    Complex(Vec<Complex<T>>),
-    Real(Vec<T>),
 }
 
 // ---- recording --------------------------------------------------------------
@@ -521,6 +384,61 @@ fn check_len(op: &'static str, n: usize, what: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Checks a transform's input: numeric, real where `complex_alt` names the
+/// transform to use for complex input, and at least `min_ndim` (1 or 2)
+/// dimensions. Returns the [`dtypes`].
+fn check_input(
+    op: &'static str,
+    x: &Array,
+    min_ndim: usize,
+    complex_alt: Option<&str>,
+) -> Result<(DType, DType)> {
+    let (work, out) = dtypes(op, x.dtype())?;
+    if let Some(alt) = complex_alt.filter(|_| work.is_complex()) {
+        return Err(Error::dtype(
+            op,
+            x.dtype(),
+            format!("needs real input (use {alt} for complex)"),
+        ));
+    }
+    if x.ndim() < min_ndim {
+        let what = if min_ndim == 1 {
+            "one dimension"
+        } else {
+            "two dimensions"
+        };
+        return Err(Error::shape(
+            op,
+            x.shape(),
+            format!("needs at least {what}"),
+        ));
+    }
+    Ok((work, out))
+}
+
+/// The axis of a 1-D transform and its length (`n`, by default the axis's).
+fn axis_and_len(
+    op: &'static str,
+    x: &Array,
+    axis: isize,
+    n: Option<usize>,
+) -> Result<(usize, usize)> {
+    let ax = normalize_axis(op, axis, x.ndim())?;
+    let n = n.unwrap_or(x.shape()[ax]);
+    check_len(op, n, "along the axis")?;
+    Ok((ax, n))
+}
+
+/// Checks that the last two axes of a 2-D transform's input are not empty.
+fn check_last_two(op: &'static str, x: &Array) -> Result<()> {
+    let nd = x.ndim();
+    check_len(
+        op,
+        x.shape()[nd - 1] * x.shape()[nd - 2],
+        "in the last two axes",
+    )
 }
 
 fn record(
@@ -553,17 +471,8 @@ fn c2c(
     norm: Norm,
     inverse: bool,
 ) -> Result<Array> {
-    let (work, out) = dtypes(name, x.dtype())?;
-    if x.ndim() == 0 {
-        return Err(Error::shape(
-            name,
-            x.shape(),
-            "needs at least one dimension",
-        ));
-    }
-    let ax = normalize_axis(name, axis, x.ndim())?;
-    let n = n.unwrap_or(x.shape()[ax]);
-    check_len(name, n, "along the axis")?;
+    let (work, out) = check_input(name, x, 1, None)?;
+    let (ax, n) = axis_and_len(name, x, axis, n)?;
     let x = x.cast(work)?;
     let mut shape = x.shape().to_vec();
     shape[ax] = n;
@@ -605,20 +514,8 @@ pub fn ifft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Arra
 }
 
 fn c2c2(name: &'static str, x: &Array, norm: Norm, inverse: bool) -> Result<Array> {
-    let (work, out) = dtypes(name, x.dtype())?;
-    if x.ndim() < 2 {
-        return Err(Error::shape(
-            name,
-            x.shape(),
-            "needs at least two dimensions",
-        ));
-    }
-    let nd = x.ndim();
-    check_len(
-        name,
-        x.shape()[nd - 1] * x.shape()[nd - 2],
-        "in the last two axes",
-    )?;
+    let (work, out) = check_input(name, x, 2, None)?;
+    check_last_two(name, x)?;
     let x = x.cast(work)?;
     let shape = x.shape().to_vec();
     let kind = if !inverse && !work.is_complex() {
@@ -656,155 +553,4 @@ pub fn fft2(x: &Array, norm: Norm) -> Result<Array> {
 /// As [`fft2`].
 pub fn ifft2(x: &Array, norm: Norm) -> Result<Array> {
     c2c2("ifft2", x, norm, true)
-}
-
-/// The transform of real input along `axis`, keeping the `n/2 + 1`
-/// non-negative frequencies (NumPy's `fft.rfft`).
-///
-/// # Errors
-/// As [`fft`]; [`Error::DType`] for complex input.
-///
-/// ```
-/// use crossover::{Array, fft::{self, Norm}};
-/// use num_complex::Complex64;
-/// let x = Array::from_vec(vec![1.0f64, 1.0, 1.0, 1.0, 1.0], &[5])?;
-/// let y = fft::rfft(&x, None, -1, Norm::Forward)?.to_vec::<Complex64>()?;
-/// assert_eq!(y.len(), 3);
-/// assert!((y[0].re - 1.0).abs() < 1e-12 && y[1].norm() < 1e-12);
-/// # Ok::<(), crossover::Error>(())
-/// ```
-pub fn rfft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Array> {
-    const OP: &str = "rfft";
-    let (work, out) = dtypes(OP, x.dtype())?;
-    if work.is_complex() {
-        return Err(Error::dtype(
-            OP,
-            x.dtype(),
-            "needs real input (use fft for complex)",
-        ));
-    }
-    if x.ndim() == 0 {
-        return Err(Error::shape(OP, x.shape(), "needs at least one dimension"));
-    }
-    let ax = normalize_axis(OP, axis, x.ndim())?;
-    let n = n.unwrap_or(x.shape()[ax]);
-    check_len(OP, n, "along the axis")?;
-    let x = x.cast(work)?;
-    let mut in_shape = x.shape().to_vec();
-    in_shape[ax] = n;
-    let mut out_shape = in_shape.clone();
-    out_shape[ax] = n / 2 + 1;
-    record(
-        OP,
-        Kind::R2c { axis: ax },
-        &x,
-        in_shape,
-        out_shape,
-        out,
-        norm,
-    )
-}
-
-/// The inverse of [`rfft`] (NumPy's `fft.irfft`): `n` real points from the
-/// non-negative frequencies along `axis`; `n` defaults to `2 * (m - 1)` for
-/// `m` input points. Imaginary parts that a real signal cannot have (zero
-/// and Nyquist frequencies) are ignored, like NumPy.
-///
-/// # Errors
-/// As [`fft`].
-///
-/// ```
-/// use crossover::{Array, fft::{self, Norm}};
-/// let x = Array::from_vec(vec![1.0f64, -2.0, 3.0, 0.5, 7.0], &[5])?;
-/// let y = fft::rfft(&x, None, 0, Norm::Ortho)?;
-/// let back = fft::irfft(&y, Some(5), 0, Norm::Ortho)?.to_vec::<f64>()?;
-/// assert!((back[4] - 7.0).abs() < 1e-12);
-/// # Ok::<(), crossover::Error>(())
-/// ```
-pub fn irfft(x: &Array, n: Option<usize>, axis: isize, norm: Norm) -> Result<Array> {
-    const OP: &str = "irfft";
-    let (work, _) = dtypes(OP, x.dtype())?;
-    if x.ndim() == 0 {
-        return Err(Error::shape(OP, x.shape(), "needs at least one dimension"));
-    }
-    let ax = normalize_axis(OP, axis, x.ndim())?;
-    let m = x.shape()[ax];
-    let n = n.unwrap_or(2 * m.saturating_sub(1));
-    check_len(OP, n, "for the output")?;
-    let x = x.cast(work)?;
-    let mut out_shape = x.shape().to_vec();
-    out_shape[ax] = n;
-    let real = work.real_part();
-    record(
-        OP,
-        Kind::C2r { axis: ax },
-        &x,
-        x.shape().to_vec(),
-        out_shape,
-        real,
-        norm,
-    )
-}
-
-/// [`rfft`] over the last two axes (NumPy's `fft.rfft2`): output
-/// `(..., n1, n2/2 + 1)`.
-///
-/// # Errors
-/// As [`fft2`]; [`Error::DType`] for complex input.
-pub fn rfft2(x: &Array, norm: Norm) -> Result<Array> {
-    const OP: &str = "rfft2";
-    let (work, out) = dtypes(OP, x.dtype())?;
-    if work.is_complex() {
-        return Err(Error::dtype(
-            OP,
-            x.dtype(),
-            "needs real input (use fft2 for complex)",
-        ));
-    }
-    if x.ndim() < 2 {
-        return Err(Error::shape(OP, x.shape(), "needs at least two dimensions"));
-    }
-    let nd = x.ndim();
-    check_len(
-        OP,
-        x.shape()[nd - 1] * x.shape()[nd - 2],
-        "in the last two axes",
-    )?;
-    let x = x.cast(work)?;
-    let in_shape = x.shape().to_vec();
-    let mut out_shape = in_shape.clone();
-    out_shape[nd - 1] = in_shape[nd - 1] / 2 + 1;
-    record(OP, Kind::R2c2, &x, in_shape, out_shape, out, norm)
-}
-
-/// The inverse of [`rfft2`] (NumPy's `fft.irfft2`): `s` is the output's
-/// last two axes, by default `(m1, 2 * (m2 - 1))`.
-///
-/// # Errors
-/// As [`fft2`].
-pub fn irfft2(x: &Array, s: Option<[usize; 2]>, norm: Norm) -> Result<Array> {
-    const OP: &str = "irfft2";
-    let (work, _) = dtypes(OP, x.dtype())?;
-    if x.ndim() < 2 {
-        return Err(Error::shape(OP, x.shape(), "needs at least two dimensions"));
-    }
-    let nd = x.ndim();
-    let [n1, n2] = s.unwrap_or([x.shape()[nd - 2], 2 * x.shape()[nd - 1].saturating_sub(1)]);
-    check_len(OP, n1 * n2, "for the output")?;
-    // Crop/pad the first transformed axis to n1 with a resize of the input
-    // shape the kernel reads (the last axis is resized inside).
-    let x = x.cast(work)?;
-    let mut out_shape = x.shape().to_vec();
-    out_shape[nd - 2] = n1;
-    out_shape[nd - 1] = n2;
-    let real = work.real_part();
-    record(
-        OP,
-        Kind::C2r2,
-        &x,
-        x.shape().to_vec(),
-        out_shape,
-        real,
-        norm,
-    )
 }
