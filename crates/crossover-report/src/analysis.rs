@@ -36,6 +36,24 @@ impl Group {
             .collect()
     }
 
+    /// The system this group's speedups are measured against: the report's
+    /// baseline, else the first fallback baseline the group has.
+    pub fn baseline<'r>(&self, report: &'r Report) -> &'r str {
+        std::iter::once(&report.baseline)
+            .chain(&report.fallback_baselines)
+            .find(|b| self.systems.contains(b))
+            .unwrap_or(&report.baseline)
+    }
+
+    /// The label in summaries: `label (vs fallback)` when the group is
+    /// measured against a fallback baseline.
+    pub fn summary_label(&self, report: &Report) -> String {
+        match self.baseline(report) {
+            b if b == report.baseline => self.label(),
+            b => format!("{} (vs {b})", self.label()),
+        }
+    }
+
     /// Rows at `size` whose check failed.
     pub fn failures(&self, size: u64) -> Vec<&Row> {
         self.rows
@@ -48,7 +66,7 @@ impl Group {
     /// baseline's time divided by its time (above 1: faster than the
     /// baseline). `None` without a baseline row.
     pub fn best(&self, report: &Report, size: u64) -> Option<(String, f64)> {
-        let base = self.row(size, &report.baseline)?.median_ms;
+        let base = self.row(size, self.baseline(report))?.median_ms;
         self.rows
             .iter()
             .filter(|r| r.size == size && !report.policies.contains(&r.system))
@@ -58,13 +76,13 @@ impl Group {
 
     /// The baseline's time divided by `system`'s at `size`.
     pub fn speedup(&self, report: &Report, size: u64, system: &str) -> Option<f64> {
-        let base = self.row(size, &report.baseline)?.median_ms;
+        let base = self.row(size, self.baseline(report))?.median_ms;
         Some(base / self.row(size, system)?.median_ms)
     }
 
     /// Where `gpu`'s time line crosses the baseline's.
     pub fn crossover(&self, report: &Report, gpu: &str) -> Crossover {
-        let base = self.series(&report.baseline);
+        let base = self.series(self.baseline(report));
         let other = self.series(gpu);
         let pairs: Vec<(u64, f64, f64)> = base
             .iter()
@@ -215,6 +233,21 @@ mod tests {
         assert_eq!(g.best(&r, 10), Some(("gpu".to_string(), 2.0)));
         assert_eq!(g.speedup(&r, 10, "auto"), Some(4.0));
         assert_eq!(g.best(&r, 11), None);
+    }
+
+    #[test]
+    fn a_group_without_the_baseline_uses_the_fallback() {
+        let mut r = Report::new("t", "numpy");
+        r.fallback_baselines = vec!["scipy".into()];
+        r.rows.push(Row::new("sparse", "", 10, "scipy", 3.0));
+        r.rows.push(Row::new("sparse", "", 10, "crossover", 1.0));
+        r.rows.push(Row::new("dense", "", 10, "numpy", 2.0));
+        r.rows.push(Row::new("dense", "", 10, "scipy", 1.0));
+        let g = groups(&r);
+        assert_eq!(g[0].baseline(&r), "scipy");
+        assert_eq!(g[0].speedup(&r, 10, "crossover"), Some(3.0));
+        assert_eq!(g[1].baseline(&r), "numpy");
+        assert_eq!(g[1].speedup(&r, 10, "scipy"), Some(2.0));
     }
 
     #[test]

@@ -148,6 +148,10 @@ pub struct Report {
     pub method: String,
     /// The system speedups are measured against (`cpu`, `numpy`).
     pub baseline: String,
+    /// Baselines for workloads the baseline does not run, in order of
+    /// preference (`scipy` for sparse products, which NumPy lacks).
+    #[serde(default)]
+    pub fallback_baselines: Vec<String>,
     /// The system whose speedup is the headline (`auto`, `crossover`).
     #[serde(default)]
     pub focus: Option<String>,

@@ -218,7 +218,7 @@ fn summary_plot(report: &Report, groups: &[Group], root: &Area) -> DrawResult {
                         .sizes
                         .iter()
                         .filter_map(|&n| g.speedup(report, n, f).map(|s| (n as f64, s)));
-                    (g.label(), pts.collect())
+                    (g.summary_label(report), pts.collect())
                 })
                 .collect(),
         ),
@@ -231,7 +231,7 @@ fn summary_plot(report: &Report, groups: &[Group], root: &Area) -> DrawResult {
                         .sizes
                         .iter()
                         .filter_map(|&n| g.best(report, n).map(|(_, s)| (n as f64, s)));
-                    (g.label(), pts.collect())
+                    (g.summary_label(report), pts.collect())
                 })
                 .collect(),
         ),

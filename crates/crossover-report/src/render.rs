@@ -92,10 +92,15 @@ fn ordered_systems(report: &Report, g: &Group) -> Vec<String> {
     let mut s: Vec<String> = g
         .systems
         .iter()
-        .filter(|s| **s == report.baseline)
+        .filter(|s| *s == g.baseline(report))
         .cloned()
         .collect();
-    s.extend(g.systems.iter().filter(|s| **s != report.baseline).cloned());
+    s.extend(
+        g.systems
+            .iter()
+            .filter(|s| *s != g.baseline(report))
+            .cloned(),
+    );
     s
 }
 
@@ -112,12 +117,13 @@ fn group_table(report: &Report, g: &Group, out: &mut String) {
     let focus = report
         .focus
         .as_ref()
-        .filter(|f| **f != report.baseline && g.systems.contains(f));
+        .filter(|f| *f != g.baseline(report) && g.systems.contains(f));
     let mut columns = vec![("N".to_string(), true)];
     columns.extend(systems.iter().map(|s| (format!("{s} ms"), true)));
-    columns.push((format!("best vs {}", report.baseline), false));
+    let base = g.baseline(report);
+    columns.push((format!("best vs {base}"), false));
     if let Some(f) = focus {
-        columns.push((format!("{f} vs {}", report.baseline), true));
+        columns.push((format!("{f} vs {base}"), true));
     }
     columns.push(("check".to_string(), false));
     let mut table = Table::new(&columns);
@@ -156,7 +162,7 @@ fn group_table(report: &Report, g: &Group, out: &mut String) {
         let _ = writeln!(
             out,
             "\nGPU crossover ({gpu} vs {}): {}",
-            report.baseline,
+            g.baseline(report),
             g.crossover(report, gpu)
         );
     }
@@ -187,7 +193,7 @@ fn summary_table(report: &Report, groups: &[Group], out: &mut String) {
     );
     let mut table = Table::new(&columns);
     for g in groups {
-        let mut row = vec![g.label()];
+        let mut row = vec![g.summary_label(report)];
         for &n in &sizes {
             let cell = match &report.focus {
                 Some(f) => g.speedup(report, n, f).map(fmt_ratio),
