@@ -5,6 +5,7 @@ mod bench;
 mod calibrate;
 mod explain;
 mod info;
+mod report;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -30,6 +31,8 @@ enum Command {
     /// Show the devices found (and why a GPU is not usable), the policy and
     /// the profile file.
     Info,
+    /// Render a report (tables, report.md, CSV, plots) from its results.json.
+    Report(report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
         Command::Calibrate(args) => calibrate::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Info => info::run(),
+        Command::Report(args) => report::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,8 +18,9 @@ static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 const FAMILY: &str = "sans-serif";
 const SIZE: (u32, u32) = (1000, 640);
 
-/// Tableau's ten colours: distinct, and readable on white.
-const COLORS: [RGBColor; 10] = [
+/// Tableau's ten colours, then four of their light variants: distinct, and
+/// readable on white.
+const COLORS: [RGBColor; 14] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -30,6 +31,10 @@ const COLORS: [RGBColor; 10] = [
     RGBColor(127, 127, 127),
     RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
+    RGBColor(0, 0, 128),
+    RGBColor(255, 187, 120),
+    RGBColor(128, 128, 0),
+    RGBColor(255, 152, 150),
 ];
 
 fn color(i: usize) -> RGBColor {
@@ -113,15 +118,67 @@ fn log_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo / 1.5, (hi * 1.5).max(lo * 3.0))
 }
 
-/// An x-axis label: sizes whose leading digit is 1, 2 or 5 (log axes put
-/// ticks at every integer multiple, which crowd together near a decade).
-fn size_label(v: f64) -> String {
+/// `text` for ticks whose leading digit is 1, 2 or 5, else nothing (log
+/// axes put ticks at every integer multiple, which crowd near a decade).
+fn one_two_five(v: f64, text: String) -> String {
     let lead = v / 10f64.powf(v.log10().floor());
     if [1.0, 2.0, 5.0].iter().any(|d| (lead - d).abs() < 1e-6) {
-        format!("{}", v.round())
+        text
     } else {
         String::new()
     }
+}
+
+/// An x-axis label: the size, on 1-2-5 ticks.
+fn size_label(v: f64) -> String {
+    one_two_five(v, format!("{}", v.round()))
+}
+
+/// A legend beside the chart (many lines would hide the data under an
+/// inset legend): one coloured stroke and label per entry.
+fn side_legend(area: &Area, entries: &[(String, ShapeStyle)]) -> DrawResult {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    for (i, (label, style)) in entries.iter().enumerate() {
+        let y = 70 + 26 * i as i32;
+        area.draw(&PathElement::new(vec![(8, y), (38, y)], *style))
+            .map_err(|x| e(&x))?;
+        area.draw(&Text::new(label.clone(), (46, y - 9), (FAMILY, 15)))
+            .map_err(|x| e(&x))?;
+    }
+    Ok(())
+}
+
+type LogChart<'a, 'b> =
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
+/// A chart with log-log axes over `[x range, y range]`, problem size on x,
+/// its caption, axis descriptions and 1-2-5 tick labels drawn.
+fn log_chart<'a, 'b>(
+    area: &'a Area<'b>,
+    caption: String,
+    [(x0, x1), (y0, y1)]: [(f64, f64); 2],
+    y_desc: String,
+    y_label: &dyn Fn(&f64) -> String,
+) -> std::result::Result<LogChart<'a, 'b>, String> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FAMILY, 22))
+        .margin(20)
+        .x_label_area_size(55)
+        .y_label_area_size(85)
+        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("problem size N (log scale)")
+        .y_desc(y_desc)
+        .light_line_style(RGBColor(238, 238, 238))
+        .label_style((FAMILY, 15))
+        .axis_desc_style((FAMILY, 17))
+        .x_label_formatter(&|v| size_label(*v))
+        .y_label_formatter(y_label)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
 }
 
 fn title(report: &Report, g: &Group) -> String {
@@ -144,23 +201,13 @@ fn time_plot(report: &Report, g: &Group, root: &Area) -> DrawResult {
         })
         .collect();
     let (y0, y1) = log_range(series.iter().flat_map(|s| s.1.iter().map(|p| p.1)));
-    let mut chart = ChartBuilder::on(root)
-        .caption(title(report, g), (FAMILY, 22))
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(85)
-        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
-        .map_err(|x| e(&x))?;
-    chart
-        .configure_mesh()
-        .x_desc("problem size N (log scale)")
-        .y_desc("median time per run, ms (log scale)")
-        .label_style((FAMILY, 15))
-        .axis_desc_style((FAMILY, 17))
-        .x_label_formatter(&|v| size_label(*v))
-        .y_label_formatter(&|v| fmt_axis(*v))
-        .draw()
-        .map_err(|x| e(&x))?;
+    let mut chart = log_chart(
+        root,
+        title(report, g),
+        [(x0, x1), (y0, y1)],
+        "median time per run, ms (log scale)".into(),
+        &|v| one_two_five(*v, fmt_axis(*v)),
+    )?;
     for (i, (system, pts)) in series.iter().enumerate() {
         let c = color(i);
         let style = c.stroke_width(3);
@@ -247,29 +294,14 @@ fn summary_plot(report: &Report, groups: &[Group], root: &Area) -> DrawResult {
             .flat_map(|l| l.1.iter().map(|p| p.1))
             .chain([0.5, 2.0]),
     );
-    let mut chart = ChartBuilder::on(root)
-        .caption(
-            format!("{what} by problem size (above 1 = faster)"),
-            (FAMILY, 22),
-        )
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(85)
-        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
-        .map_err(|x| e(&x))?;
-    chart
-        .configure_mesh()
-        .x_desc("problem size N (log scale)")
-        .y_desc(format!(
-            "{} time / system time (log scale)",
-            report.baseline
-        ))
-        .label_style((FAMILY, 15))
-        .axis_desc_style((FAMILY, 17))
-        .x_label_formatter(&|v| size_label(*v))
-        .y_label_formatter(&|v| format!("{}x", fmt_axis(*v)))
-        .draw()
-        .map_err(|x| e(&x))?;
+    let (plot_area, legend_area) = root.split_horizontally(SIZE.0 - 250);
+    let mut chart = log_chart(
+        &plot_area,
+        format!("{what} by problem size (above 1 = faster)"),
+        [(x0, x1), (y0, y1)],
+        format!("{} time / system time (log scale)", report.baseline),
+        &|v| one_two_five(*v, format!("{}x", fmt_axis(*v))),
+    )?;
     chart
         .draw_series(DashedLineSeries::new(
             vec![(x0, 1.0), (x1, 1.0)],
@@ -277,28 +309,19 @@ fn summary_plot(report: &Report, groups: &[Group], root: &Area) -> DrawResult {
             6,
             BLACK.stroke_width(2),
         ))
-        .map_err(|x| e(&x))?
-        .label(format!("1x = {}", report.baseline))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLACK.stroke_width(2)));
+        .map_err(|x| e(&x))?;
+    let mut legend = vec![(format!("1x = {}", report.baseline), BLACK.stroke_width(2))];
     for (i, (label, pts)) in lines.iter().enumerate() {
-        let c = color(i);
+        let style = color(i).stroke_width(3);
         chart
-            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(3)))
-            .map_err(|x| e(&x))?
-            .label(label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
-        chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
+            .draw_series(LineSeries::new(pts.clone(), style))
             .map_err(|x| e(&x))?;
+        chart
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color(i).filled())))
+            .map_err(|x| e(&x))?;
+        legend.push((label.clone(), style));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font((FAMILY, 15))
-        .draw()
-        .map_err(|x| e(&x))
+    side_legend(&legend_area, &legend)
 }
 
 #[cfg(test)]
