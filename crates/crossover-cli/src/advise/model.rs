@@ -222,9 +222,11 @@ pub fn ten_x(n: usize) -> usize {
 /// exceeds this multiple of the rate at its largest measured point.
 pub const EXTRAPOLATION_LIMIT: f64 = 2.0;
 
-/// Warnings for the library curves of `class` that, extrapolated past
-/// their measured points, imply rates far above any they measured (a fit
-/// exponent well below 1 from small sizes only): from which N on.
+/// Warnings for the library curves of `class` whose fit, extrapolated past
+/// their measured points, would imply rates far above any they measured (a
+/// fit exponent well below 1 from small sizes only). The engine caps such
+/// predictions at the last measured rate, so large-N times are
+/// conservative guesses; the caveat says from which N that applies.
 pub fn curve_caveats(profile: &Profile, keys: &Keys, class: Class, grid: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     for device in [DeviceKind::Cpu, DeviceKind::Gpu] {
@@ -234,7 +236,8 @@ pub fn curve_caveats(profile: &Profile, keys: &Keys, class: Class, grid: &[usize
                 let c = profile.curve(op, device, dtype.name())?;
                 let last = c.points.last()?;
                 let f = w.flops();
-                let rate = f / c.seconds(f);
+                // The uncapped fit (`LibraryCurve::seconds` caps it).
+                let rate = f / (c.a * f.powf(c.b) + c.c).max(f64::MIN_POSITIVE);
                 let measured = last[0] / last[1];
                 (f > last[0] && rate > EXTRAPOLATION_LIMIT * measured)
                     .then(|| (n, op, c.b, last[0], rate, measured))
@@ -243,33 +246,17 @@ pub fn curve_caveats(profile: &Profile, keys: &Keys, class: Class, grid: &[usize
         if let Some((n, op, b, last, rate, measured)) = first_bad {
             out.push(format!(
                 "{device} {op}: from N={n} on, the profile's curve (measured up to {}flop, fit \
-                 exponent {b:.2}) is extrapolated to rates above {}FLOP/s, {:.0}x the {}FLOP/s it \
-                 measured, and at N={N_MAX} to {}FLOP/s: its large-N times are not credible; \
-                 a full `crossover calibrate` measures larger sizes",
+                 exponent {b:.2}) would extrapolate to rates above {}FLOP/s, {:.0}x the {}FLOP/s it \
+                 measured; predictions are capped at that measured rate, so large-N times are \
+                 conservative guesses: a full `crossover calibrate` measures larger sizes",
                 si(last),
                 si(rate),
                 rate / measured,
                 si(measured),
-                si(rate_at(profile, keys, class, device, N_MAX)),
             ));
         }
     }
     out
-}
-
-/// The flop rate the profile implies for the library kernels of `class`
-/// on `device` at size `n`.
-fn rate_at(profile: &Profile, keys: &Keys, class: Class, device: DeviceKind, n: usize) -> f64 {
-    let (mut flops, mut secs) = (0.0, 0.0);
-    for w in class
-        .kernels(n, keys)
-        .iter()
-        .filter(|w| w.library.is_some())
-    {
-        flops += w.flops();
-        secs += profile.predict_kernel(device, w).seconds;
-    }
-    flops / secs
 }
 
 /// The decision table for `profile`.

@@ -108,7 +108,10 @@ impl LibraryCurve {
     }
 
     /// Predicted seconds for `flops`: log-log interpolation between measured
-    /// points, the fit outside them.
+    /// points, the fit outside them. Beyond the largest measured point the
+    /// prediction never implies a faster rate than was measured there: a
+    /// power law fitted on small sizes (a quick calibration) can otherwise
+    /// promise hundreds of TFLOP/s at large ones.
     pub fn seconds(&self, flops: f64) -> f64 {
         let p = &self.points;
         if p.len() >= 2 && flops >= p[0][0] && flops <= p[p.len() - 1][0] {
@@ -120,7 +123,11 @@ impl LibraryCurve {
             }
             return y0;
         }
-        (self.a * flops.max(1.0).powf(self.b) + self.c).max(0.0)
+        let fit = (self.a * flops.max(1.0).powf(self.b) + self.c).max(0.0);
+        match p.last() {
+            Some(&[f_last, t_last]) if flops > f_last => fit.max(flops * t_last / f_last),
+            _ => fit,
+        }
     }
 }
 

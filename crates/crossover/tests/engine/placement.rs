@@ -446,3 +446,25 @@ fn library_curve_interpolates_and_extrapolates() {
         assert!((got / want - 1.0).abs() < tol, "{f}: {got} vs {want}");
     }
 }
+
+#[test]
+fn library_curve_never_extrapolates_above_the_last_measured_rate() {
+    use crossover::cost::LibraryCurve;
+    // Times that grow like flops^0.55 (small sizes, launch-bound): the fit
+    // alone would promise ever higher rates far beyond the points.
+    let pts: Vec<[f64; 2]> = [1e5, 1e6, 1e7]
+        .iter()
+        .map(|&f: &f64| [f, 1e-6 * f.powf(0.55)])
+        .collect();
+    let c = LibraryCurve::fit("matmul", CPU, "float32", pts.clone());
+    let last_rate = pts[2][0] / pts[2][1];
+    for f in [1e8, 1e10, 1e14] {
+        let rate = f / c.seconds(f);
+        assert!(
+            rate <= last_rate * (1.0 + 1e-9),
+            "{f}: {rate} > {last_rate}"
+        );
+    }
+    // Inside the points, interpolation is unchanged (exact at a point).
+    assert!((c.seconds(1e6) / pts[1][1] - 1.0).abs() < 1e-9);
+}
