@@ -80,6 +80,15 @@ impl Group {
         Some(base / self.row(size, system)?.median_ms)
     }
 
+    /// The summary's figure at `size`: the focus system's speedup over the
+    /// baseline, else the best system's speedup and its name.
+    pub fn headline(&self, report: &Report, size: u64) -> Option<(Option<String>, f64)> {
+        match &report.focus {
+            Some(f) => self.speedup(report, size, f).map(|r| (None, r)),
+            None => self.best(report, size).map(|(s, r)| (Some(s), r)),
+        }
+    }
+
     /// Where `gpu`'s time line crosses the baseline's.
     pub fn crossover(&self, report: &Report, gpu: &str) -> Crossover {
         let base = self.series(self.baseline(report));

@@ -221,6 +221,15 @@ impl Report {
         Ok(())
     }
 
+    /// What the summary shows: `auto over cpu`, or `the best system over
+    /// numpy` when there is no focus system.
+    pub fn headline(&self) -> String {
+        match &self.focus {
+            Some(f) => format!("{f} over {}", self.baseline),
+            None => format!("the best system over {}", self.baseline),
+        }
+    }
+
     /// The description of `workload`, if the report has one.
     pub fn workload(&self, name: &str) -> Option<&WorkloadInfo> {
         self.workloads.iter().find(|w| w.name == name)

@@ -255,34 +255,17 @@ fn time_plot(report: &Report, g: &Group, root: &Area) -> DrawResult {
 
 fn summary_plot(report: &Report, groups: &[Group], root: &Area) -> DrawResult {
     let e = |e: &dyn std::fmt::Display| e.to_string();
-    let (what, lines): (String, Vec<Line>) = match &report.focus {
-        Some(f) => (
-            format!("Speedup of {f} over {}", report.baseline),
-            groups
+    let what = format!("Speedup of {}", report.headline());
+    let lines: Vec<Line> = groups
+        .iter()
+        .map(|g| {
+            let pts = g
+                .sizes
                 .iter()
-                .map(|g| {
-                    let pts = g
-                        .sizes
-                        .iter()
-                        .filter_map(|&n| g.speedup(report, n, f).map(|s| (n as f64, s)));
-                    (g.summary_label(report), pts.collect())
-                })
-                .collect(),
-        ),
-        None => (
-            format!("Speedup of the best system over {}", report.baseline),
-            groups
-                .iter()
-                .map(|g| {
-                    let pts = g
-                        .sizes
-                        .iter()
-                        .filter_map(|&n| g.best(report, n).map(|(_, s)| (n as f64, s)));
-                    (g.summary_label(report), pts.collect())
-                })
-                .collect(),
-        ),
-    };
+                .filter_map(|&n| g.headline(report, n).map(|(_, r)| (n as f64, r)));
+            (g.summary_label(report), pts.collect())
+        })
+        .collect();
     let (x0, x1) = log_range(
         groups
             .iter()

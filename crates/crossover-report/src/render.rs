@@ -175,10 +175,7 @@ fn summary_table(report: &Report, groups: &[Group], out: &mut String) {
     let mut sizes: Vec<u64> = groups.iter().flat_map(|g| g.sizes.clone()).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let what = match &report.focus {
-        Some(f) => format!("{f} over {}", report.baseline),
-        None => format!("the best system over {}", report.baseline),
-    };
+    let what = report.headline();
     let _ = writeln!(
         out,
         "Speedup of {what} by size N (above 1: faster; below 1: slower).\n"
@@ -195,12 +192,10 @@ fn summary_table(report: &Report, groups: &[Group], out: &mut String) {
     for g in groups {
         let mut row = vec![g.summary_label(report)];
         for &n in &sizes {
-            let cell = match &report.focus {
-                Some(f) => g.speedup(report, n, f).map(fmt_ratio),
-                None => g
-                    .best(report, n)
-                    .map(|(s, r)| format!("{s} {}", fmt_ratio(r))),
-            };
+            let cell = g.headline(report, n).map(|(s, r)| match s {
+                Some(s) => format!("{s} {}", fmt_ratio(r)),
+                None => fmt_ratio(r),
+            });
             row.push(cell.unwrap_or_else(|| "-".into()));
         }
         for gpu in &report.gpu_systems {

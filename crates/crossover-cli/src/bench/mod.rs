@@ -318,3 +318,47 @@ fn chosen_devices(events: &[crossover::trace::Event]) -> String {
         tracks.join("+")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(workloads: &[&str], sizes: &[usize], quick: bool) -> BenchArgs {
+        BenchArgs {
+            workloads: workloads.iter().map(|s| s.to_string()).collect(),
+            sizes: sizes.to_vec(),
+            quick,
+            device: DeviceArg::Cpu,
+            reps: None,
+            min_time: None,
+            format: Format::Json,
+            out: None,
+        }
+    }
+
+    #[test]
+    fn bad_arguments_are_errors_naming_the_problem() {
+        let e = run(&args(&["nonesuch"], &[], true)).unwrap_err();
+        assert!(
+            e.contains("unknown workload 'nonesuch'") && e.contains("matmul"),
+            "{e}"
+        );
+        let e = run(&args(&["matmul"], &[0], true)).unwrap_err();
+        assert!(e.contains("--sizes") && e.contains("at least 1"), "{e}");
+    }
+
+    #[test]
+    fn default_sizes_stop_where_each_workload_says() {
+        let all = workloads::all();
+        let find = |n: &str| all.iter().find(|w| w.name() == n).unwrap().as_ref();
+        let a = args(&[], &[], false);
+        assert_eq!(sizes(&a, find("matmul")), STANDARD_SIZES.to_vec());
+        assert_eq!(*sizes(&a, find("svd")).last().unwrap(), 2048);
+        assert_eq!(*sizes(&a, find("image_pipeline")).last().unwrap(), 4096);
+        assert_eq!(
+            sizes(&args(&[], &[], true), find("svd")),
+            QUICK_SIZES.to_vec()
+        );
+        assert_eq!(sizes(&args(&[], &[7, 9], true), find("svd")), vec![7, 9]);
+    }
+}
