@@ -37,6 +37,11 @@ pub struct AdviseArgs {
     /// Skip the quick CPU measurements (CPU advice from the profile only).
     #[arg(long)]
     pub no_measure: bool,
+    /// Show the GPU table with a stand-in GPU (the synthetic profile's GPU,
+    /// link and curves beside this machine's CPU numbers), as `explain
+    /// --synthetic-gpu` plans with it.
+    #[arg(long)]
+    pub synthetic_gpu: bool,
 }
 
 /// What can go wrong.
@@ -249,10 +254,24 @@ fn report(args: &AdviseArgs) -> Result<Report, AdviseError> {
         Some(path) => read_profile(path)?,
         None => engine.profile(),
     };
+    let profile = if args.synthetic_gpu {
+        crate::explain::with_synthetic_gpu(profile)
+    } else {
+        profile
+    };
     let sources = Sources::of(&profile, args.profile.as_deref());
-    let (table, cpu, notes) = if gpu.usable || args.profile.is_some() {
+    let (table, cpu, notes) = if gpu.usable || args.profile.is_some() || args.synthetic_gpu {
         let rows = model::advise(&profile, &Keys::from_engine());
-        (Some(rows), None, table_notes(&sources, &gpu))
+        let mut notes = table_notes(&sources, &gpu);
+        if args.synthetic_gpu {
+            notes.insert(
+                0,
+                "--synthetic-gpu: the GPU columns are a stand-in (the synthetic profile's fast \
+                 GPU behind a slow link), not a device of this machine"
+                    .into(),
+            );
+        }
+        (Some(rows), None, notes)
     } else {
         let cpu = cpu::cpu_advice(&profile, sources.cpu_defaults, !args.no_measure)
             .map_err(AdviseError::Measure)?;
@@ -299,6 +318,22 @@ mod tests {
         assert!(matches!(e, AdviseError::BadProfile { .. }), "{e}");
         assert!(e.to_string().contains("not a valid profile"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn synthetic_gpu_shows_the_gpu_table_as_explain_can() {
+        let args = AdviseArgs {
+            json: false,
+            profile: None,
+            no_measure: true,
+            synthetic_gpu: true,
+        };
+        let r = report(&args).unwrap();
+        let table = r.table.as_ref().expect("a GPU table with the stand-in GPU");
+        assert_eq!(table.len(), 10);
+        assert!(r.cpu.is_none());
+        assert!(r.notes[0].contains("--synthetic-gpu"), "{:?}", r.notes);
+        assert!(render(&r).contains("elementwise f32"));
     }
 
     /// Writes the synthetic profile to `$TMPDIR/crossover-synthetic-profile.json`

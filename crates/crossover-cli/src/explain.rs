@@ -3,6 +3,7 @@
 
 use clap::Args;
 use crossover::device::SyntheticGpu;
+use crossover::explain::time;
 use crossover::{Array, DType, DeviceKind, Engine, Generator, Policy, Profile};
 
 #[derive(Args, Debug)]
@@ -38,8 +39,9 @@ fn parse_dtype(s: &str) -> Result<DType, String> {
     }
 }
 
-/// The global profile plus the synthetic profile's GPU, links and curves.
-fn with_synthetic_gpu(mut p: Profile) -> Profile {
+/// The global profile plus the synthetic profile's GPU, links and curves
+/// (`explain` and `advise` with `--synthetic-gpu`).
+pub fn with_synthetic_gpu(mut p: Profile) -> Profile {
     let s = Profile::synthetic();
     if p.device(DeviceKind::Gpu).is_none() {
         if let Some(g) = s.device(DeviceKind::Gpu) {
@@ -74,30 +76,50 @@ pub fn run(args: &ExplainArgs) -> Result<(), String> {
         Engine::global()
     };
     let expr = crossover::expr::parse(&args.expr).map_err(err)?;
+    let no_device = |e: String| {
+        format!(
+            "--resident {resident}: {e}{}",
+            if args.synthetic_gpu {
+                ""
+            } else {
+                " (add --synthetic-gpu to plan with a stand-in GPU)"
+            }
+        )
+    };
     let mut gen = Generator::new(0);
     let mut inputs: Vec<(String, Array)> = Vec::new();
     for name in expr.names() {
-        let a = gen
-            .uniform_range(0.1, 1.0, &args.shape, dtype)
-            .map_err(err)?;
-        engine
-            .evaluate(
-                std::slice::from_ref(&a),
-                Some(Policy::Force(DeviceKind::Cpu)),
-            )
-            .map_err(err)?;
-        if resident != DeviceKind::Cpu {
-            engine.to_device(&a, resident).map_err(|e| {
-                format!(
-                    "--resident {resident}: {e}{}",
-                    if args.synthetic_gpu {
-                        ""
-                    } else {
-                        " (add --synthetic-gpu to plan with a stand-in GPU)"
-                    }
+        let a = if args.run {
+            // Real data, since the kernels run.
+            let a = gen
+                .uniform_range(0.1, 1.0, &args.shape, dtype)
+                .map_err(err)?;
+            engine
+                .evaluate(
+                    std::slice::from_ref(&a),
+                    Some(Policy::Force(DeviceKind::Cpu)),
                 )
-            })?;
-        }
+                .map_err(err)?;
+            if resident != DeviceKind::Cpu {
+                engine
+                    .to_device(&a, resident)
+                    .map_err(|e| no_device(e.to_string()))?;
+            }
+            a
+        } else {
+            // A plan needs shapes and dtypes only: inputs that own no
+            // memory plan at any size at once (20000x20000 took 10 s and
+            // 3 GB when they were made and filled).
+            let a = Array::placeholder(&args.shape, dtype).map_err(err)?;
+            if resident != DeviceKind::Cpu {
+                let status = engine.devices().into_iter().find(|d| d.device == resident);
+                if let Some(Err(why)) = status.map(|d| d.usable) {
+                    return Err(no_device(why));
+                }
+                a.assume_resident(resident).map_err(err)?;
+            }
+            a
+        };
         inputs.push((name, a));
     }
     let vars: Vec<(&str, &Array)> = inputs.iter().map(|(n, a)| (n.as_str(), a)).collect();
@@ -120,10 +142,78 @@ pub fn run(args: &ExplainArgs) -> Result<(), String> {
     }
     .map_err(err)?;
     print!("{plan}");
+    if args.run {
+        // The first run pays page faults, thread start-up and cold caches;
+        // a second run of the same graph shows the steady state.
+        let again = expr.eval(&vars).map_err(err)?;
+        let warm = engine
+            .evaluate(std::slice::from_ref(&again), policy)
+            .map_err(err)?;
+        println!("warm (a second run of the same work):");
+        for (i, k) in warm.kernels.iter().enumerate() {
+            let pred = k.predicted().map_or(0.0, |p| p.kernel.seconds);
+            let m = k.measured_s.unwrap_or(0.0);
+            println!(
+                "  kernel {i}: {} on {} (cold {}, predicted {}{})",
+                time(m),
+                k.device,
+                time(
+                    plan.kernels
+                        .get(i)
+                        .and_then(|c| c.measured_s)
+                        .unwrap_or(0.0)
+                ),
+                time(pred),
+                if pred > 0.0 {
+                    format!(", actual/predicted {:.2}", m / pred)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
     if args.run && args.synthetic_gpu && plan.devices().contains(&DeviceKind::Gpu) {
         println!(
             "note: the synthetic GPU runs its kernels on the host, so its measured times are host times"
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(expr: &str, shape: Vec<usize>, run: bool) -> ExplainArgs {
+        ExplainArgs {
+            expr: expr.into(),
+            shape,
+            dtype: "float32".into(),
+            resident: "cpu".into(),
+            device: None,
+            run,
+            synthetic_gpu: false,
+        }
+    }
+
+    #[test]
+    fn plans_allocate_nothing_so_any_size_plans() {
+        // 1e10 float32 elements per input (40 GB each): planning made and
+        // filled them (10 s and 3 GB for 20000x20000; 1e10 ran out of memory).
+        let a = args("a*b + sin(a) + cos(b)", vec![100_000, 100_000], false);
+        assert_eq!(run(&a), Ok(()));
+        let mut gpu = args("a*b + 1", vec![100_000, 100_000], false);
+        gpu.resident = "gpu".into();
+        gpu.synthetic_gpu = true;
+        assert_eq!(run(&gpu), Ok(()));
+    }
+
+    #[test]
+    fn runs_refuse_shapes_that_overflow_or_cannot_fit() {
+        // 2^32 x 2^32 "ran" 0 points (the element count wrapped).
+        let e = run(&args("a*b", vec![1 << 32, 1 << 32], true)).unwrap_err();
+        assert!(e.contains("too big"), "{e}");
+        let e = run(&args("a*b", vec![1_000_000, 1_000_000], true)).unwrap_err();
+        assert!(e.contains("unable to allocate"), "{e}");
+    }
 }

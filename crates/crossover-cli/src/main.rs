@@ -53,3 +53,23 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_lists_every_subcommand() {
+        let mut cmd = Cli::command();
+        let help = cmd.render_help().to_string();
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        assert!(names.len() >= 6, "{names:?}");
+        for n in names.iter().filter(|n| *n != "help") {
+            assert!(help.contains(n.as_str()), "{n} missing from:\n{help}");
+        }
+    }
+}

@@ -82,6 +82,98 @@ fn int_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
     })
 }
 
+/// Whether a binary operator should leave `obj` to its own implementation
+/// (return `NotImplemented`): NumPy subclasses that outrank crossover's
+/// `__array_priority__` (masked arrays, 15), whose meaning a plain
+/// conversion would drop (the mask).
+pub fn defers(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if obj.cast::<PyUntypedArray>().is_err() {
+        return Ok(false);
+    }
+    let py = obj.py();
+    let ndarray = py.import("numpy")?.getattr("ndarray")?;
+    if obj.get_type().is(&ndarray) {
+        return Ok(false);
+    }
+    let priority: f64 = obj
+        .getattr("__array_priority__")
+        .and_then(|p| p.extract())
+        .unwrap_or(0.0);
+    Ok(priority > crate::array::ARRAY_PRIORITY)
+}
+
+/// A Python int beyond int64 (NumPy's NEP 50: no integer dtype holds it).
+fn huge_int(obj: &Bound<'_, PyAny>) -> Option<bool> {
+    if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
+        return None;
+    }
+    if obj.extract::<i64>().is_ok() {
+        return None;
+    }
+    Some(obj.gt(0i64).unwrap_or(true))
+}
+
+/// `x op y` (the Python objects, `None` for a crossover array) where one
+/// side is a Python int beyond int64 and the other an
+/// integer or bool array: arithmetic is NumPy's `OverflowError`; a
+/// comparison has the same answer for every element (exactly, where a float
+/// conversion would round). `None` when the rule does not apply.
+pub fn huge_int_binary(
+    py: Python<'_>,
+    b: BinaryOp,
+    x: Option<&Bound<'_, PyAny>>,
+    y: Option<&Bound<'_, PyAny>>,
+    ops: &[Operand; 2],
+) -> PyResult<Option<Array>> {
+    let (hx, hy) = (x.and_then(huge_int), y.and_then(huge_int));
+    let (huge_left, positive, arr) = match (hx, hy, ops) {
+        (Some(p), None, [_, Operand::Array(a)]) => (true, p, a),
+        (None, Some(p), [Operand::Array(a), _]) => (false, p, a),
+        _ => return Ok(None),
+    };
+    if arr.dtype().is_float() || arr.dtype().is_complex() {
+        return Ok(None);
+    }
+    let Some(big) = (if huge_left { x } else { y }) else {
+        return Ok(None);
+    };
+    // NumPy answers comparisons of integer arrays exactly, but a bool
+    // array meets the int as int64 and overflows like arithmetic.
+    if b == BinaryOp::Div {
+        return Ok(None); // true division is in float64, where it fits
+    }
+    if !b.is_comparison() || arr.dtype().is_bool() {
+        return Err(crate::errors::overflow_error(
+            py,
+            format!(
+                "Python integer {} out of bounds for {}",
+                big.str()?,
+                arr.dtype()
+            ),
+        ));
+    }
+    // As `array op big`: flip the comparison when the int is on the left.
+    let b = match (huge_left, b) {
+        (true, BinaryOp::Lt) => BinaryOp::Gt,
+        (true, BinaryOp::Le) => BinaryOp::Ge,
+        (true, BinaryOp::Gt) => BinaryOp::Lt,
+        (true, BinaryOp::Ge) => BinaryOp::Le,
+        (_, b) => b,
+    };
+    let value = match b {
+        BinaryOp::Lt | BinaryOp::Le => positive,
+        BinaryOp::Gt | BinaryOp::Ge => !positive,
+        BinaryOp::Ne => true,
+        _ => false,
+    };
+    let call = crate::tape::Call::Full {
+        shape: arr.shape().to_vec(),
+        value: Scalar::Bool(value),
+        dtype: crossover::DType::Bool,
+    };
+    crate::tape::op(py, call, &[]).map(Some)
+}
+
 /// Like [`operand`] but an array is required (scalars become 0-d arrays).
 pub fn array_arg(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Array> {
     match operand(obj, intake)? {
@@ -126,13 +218,37 @@ pub fn shape_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
 
 /// A non-negative shape (`zeros((2, 3))`, `zeros(5)`).
 pub fn shape(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    if let Ok(i) = obj.extract::<isize>() {
-        return to_usize(&[i]);
+    if obj.is_instance_of::<PyInt>() {
+        return to_usize(&[dim(obj)?]);
     }
-    let v = obj
-        .extract::<Vec<isize>>()
+    let items: Vec<Bound<'_, PyAny>> = obj
+        .try_iter()
+        .and_then(|it| it.collect())
         .map_err(|_| PyTypeError::new_err("shape must be an int or a tuple of ints"))?;
+    let v: Vec<isize> = items.iter().map(dim).collect::<PyResult<_>>()?;
     to_usize(&v)
+}
+
+/// One dimension: an int (or `__index__`); beyond the address space it is
+/// NumPy's `ValueError`, not an `OverflowError` of the conversion.
+fn dim(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
+    let i = obj
+        .call_method0("__index__")
+        .map_err(|_| PyTypeError::new_err("shape must be an int or a tuple of ints"))?;
+    match i.extract::<isize>() {
+        Ok(v) => Ok(v),
+        Err(_) if i.lt(0i64)? => Err(PyValueError::new_err("negative dimensions are not allowed")),
+        Err(_) => Err(PyValueError::new_err(
+            "array is too big: a dimension does not fit the address space",
+        )),
+    }
+}
+
+/// A count that must not be negative (`linspace(num=)`, sparse sizes):
+/// NumPy's `ValueError` rather than a failed unsigned conversion.
+pub fn count(value: i64, what: &str) -> PyResult<usize> {
+    usize::try_from(value)
+        .map_err(|_| PyValueError::new_err(format!("{what} must be non-negative, got {value}")))
 }
 
 fn to_usize(v: &[isize]) -> PyResult<Vec<usize>> {

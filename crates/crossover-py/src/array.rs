@@ -8,7 +8,7 @@
 use crate::args::{self, UfuncOp};
 use crate::convert::{self, Intake};
 use crate::tape::{self, op, Call};
-use crossover::{Array, BinaryOp, Operand, ReduceOp, UnaryOp, Value};
+use crossover::{Array, BinaryOp, Operand, ReduceOp, UnaryOp};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -45,22 +45,11 @@ pub fn hook<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         .getattr(name)
 }
 
-/// Computes the arrays (together, so shared work runs once) with the GIL
-/// released.
-pub fn compute(py: Python<'_>, arrays: &[Array]) -> PyResult<()> {
-    crate::device::check(py)?;
-    if arrays.iter().all(|a| a.is_ready()) {
-        return Ok(());
-    }
-    crate::errors::detached(py, || Array::eval_all(arrays))
-}
+pub use crate::compute::{compute, value_of};
+pub use crate::ufunc::ufunc_call;
 
-/// The value of an array, computing it if needed. Notes the read for `@jit`.
-pub fn value_of(py: Python<'_>, a: &Array, what: &str) -> PyResult<Value> {
-    tape::note_read(what);
-    compute(py, std::slice::from_ref(a))?;
-    crate::errors::engine(py, || a.value())
-}
+/// crossover's `__array_priority__` (above NumPy's 0.0).
+pub const ARRAY_PRIORITY: f64 = 10.0;
 
 /// How a binary operator computes.
 #[derive(Clone, Copy)]
@@ -90,6 +79,9 @@ impl PyArr {
         reflected: bool,
     ) -> PyResult<Py<PyAny>> {
         let py = other.py();
+        if args::defers(other)? {
+            return Ok(py.NotImplemented());
+        }
         let Some(o) = args::operand(other, Intake::Copy)? else {
             return Ok(py.NotImplemented());
         };
@@ -98,7 +90,39 @@ impl PyArr {
         } else {
             [self.operand(), o]
         };
-        wrap(py, op(py, Call::Binary(b), &ops)?)
+        let (x, y) = if reflected {
+            (Some(other), None)
+        } else {
+            (None, Some(other))
+        };
+        if let Some(r) = args::huge_int_binary(py, b, x, y, &ops)? {
+            return wrap(py, r);
+        }
+        match op(py, Call::Binary(b), &ops) {
+            Ok(r) => wrap(py, r),
+            // bool ** bool is int8 in NumPy, a dtype the engine lacks:
+            // NumPy's turn, through its ufunc (which falls back, warning).
+            Err(e)
+                if b == BinaryOp::Pow
+                    && e.is_instance(py, crate::errors::classes(py)?.dtype.bind(py)) =>
+            {
+                let name = "power";
+                let me = Py::new(
+                    py,
+                    PyArr {
+                        inner: self.inner.clone(),
+                    },
+                )?;
+                let f = py.import("numpy")?.getattr(name)?;
+                let r = if reflected {
+                    f.call1((other, me))?
+                } else {
+                    f.call1((me, other))?
+                };
+                Ok(r.unbind())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// A binary operator (`__op__`, or with `reflected` `__rop__`: the array
@@ -155,9 +179,19 @@ impl PyArr {
                 &[Operand::Array(x)],
             )?;
         }
+        let mut axes = args::axes(axis)?;
+        // NumPy's ufunc reductions (sum, min, max) take an int axis 0 or -1
+        // on a 0-d array as if it had one element (a tuple is an error).
+        if x.ndim() == 0
+            && matches!(r, ReduceOp::Sum | ReduceOp::Min | ReduceOp::Max)
+            && axis.is_some_and(|a| a.is_instance_of::<pyo3::types::PyInt>())
+            && matches!(axes.as_deref(), Some([0 | -1]))
+        {
+            axes = None;
+        }
         let call = Call::Reduce {
             op: r,
-            axes: args::axes(axis)?,
+            axes,
             keepdims,
         };
         wrap(py, op(py, call, &[Operand::Array(x)])?)
@@ -167,7 +201,7 @@ impl PyArr {
         u32::try_from(ddof).map_err(|_| PyValueError::new_err("ddof must be >= 0"))
     }
 
-    fn readonly<'py>(&self, py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn readonly<'py>(&self, py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyAny>> {
         let v = value_of(py, &self.inner, what)?;
         convert::readonly_view(py, v)
     }
@@ -240,30 +274,18 @@ impl PyArr {
             .ok_or_else(|| PyTypeError::new_err("len() of unsized object"))
     }
 
-    fn __repr__(&self) -> String {
-        let shape = match self.inner.shape() {
-            [n] => format!("({n},)"),
-            s => format!(
-                "({})",
-                s.iter()
-                    .map(|d| d.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        let state = if self.inner.is_ready() {
-            "ready".to_string()
-        } else {
-            format!("pending: {}", self.inner.op_name())
-        };
-        format!(
-            "crossover.ndarray(shape={shape}, dtype={}, {state}, device=cpu)",
-            self.inner.dtype()
-        )
+    /// NumPy's text of the values (computing them), e.g. `array([1., 2.])`.
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        crate::display::text(py, self, "__repr__")
     }
 
-    fn __str__(&self) -> String {
-        self.__repr__()
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        crate::display::text(py, self, "__str__")
+    }
+
+    fn __format__<'py>(&self, py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyAny>> {
+        self.readonly(py, "format()")?
+            .call_method1("__format__", (spec,))
     }
 
     /// Computes the value now (if pending) and returns the array itself.
@@ -420,12 +442,23 @@ impl PyArr {
                 o.is_exact_instance_of::<pyo3::types::PyInt>()
                     || o.is_exact_instance_of::<pyo3::types::PyFloat>()
             }
-            crossover::DType::I32 | crossover::DType::I64 => {
+            crossover::DType::I32 | crossover::DType::I64 | crossover::DType::Bool => {
                 o.is_exact_instance_of::<pyo3::types::PyInt>()
             }
             _ => false,
         };
         if exponent_ok && o.extract::<f64>().is_ok_and(|v| v == 2.0) {
+            if d.is_bool() {
+                // square(bool) is int8 in NumPy, which the engine lacks.
+                let me = Py::new(
+                    o.py(),
+                    PyArr {
+                        inner: self.inner.clone(),
+                    },
+                )?;
+                let square = o.py().import("numpy")?.getattr("square")?;
+                return Ok(square.call1((me,))?.unbind());
+            }
             return self.unary(o.py(), UnaryOp::Square);
         }
         self.binary(o, BinaryOp::Pow, false)
@@ -496,6 +529,15 @@ impl PyArr {
             CompareOp::Eq => BinaryOp::Eq,
             CompareOp::Ne => BinaryOp::Ne,
         };
+        if o.is_none() && matches!(b, BinaryOp::Eq | BinaryOp::Ne) {
+            // NumPy compares with None elementwise: all False for ==.
+            let call = Call::Full {
+                shape: self.inner.shape().to_vec(),
+                value: crossover::Scalar::Bool(b == BinaryOp::Ne),
+                dtype: crossover::DType::Bool,
+            };
+            return wrap(o.py(), op(o.py(), call, &[])?);
+        }
         self.binary(o, b, false)
     }
 
@@ -506,7 +548,7 @@ impl PyArr {
     /// ``divide``) pick crossover's.
     #[classattr]
     #[allow(non_upper_case_globals)]
-    const __array_priority__: f64 = 10.0;
+    const __array_priority__: f64 = ARRAY_PRIORITY;
 
     #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
     fn __array_ufunc__(
@@ -582,7 +624,7 @@ impl PyArr {
             rev(self.inner.ndim())
         } else {
             let v = args::shape_args(axes)?;
-            normalize_perm(&v, self.inner.ndim())?
+            normalize_perm(axes.py(), &v, self.inner.ndim())?
         };
         wrap(py, op(py, Call::Permute(perm), &[self.operand()])?)
     }
@@ -730,56 +772,16 @@ fn rev(n: usize) -> Vec<usize> {
 }
 
 /// Resolves negative axes of a permutation (the engine checks the rest).
-pub fn normalize_perm(axes: &[isize], ndim: usize) -> PyResult<Vec<usize>> {
+pub fn normalize_perm(py: Python<'_>, axes: &[isize], ndim: usize) -> PyResult<Vec<usize>> {
     axes.iter()
         .map(|&a| {
             let b = if a < 0 { a + ndim as isize } else { a };
             usize::try_from(b).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "axis {a} is out of bounds for array of dimension {ndim}"
-                ))
+                crate::errors::axis_error(
+                    py,
+                    format!("axis {a} is out of bounds for array of dimension {ndim}"),
+                )
             })
         })
         .collect()
-}
-
-/// Runs a ufunc the engine has; `None` when it must go to NumPy.
-pub fn ufunc_call(
-    py: Python<'_>,
-    name: &str,
-    inputs: &Bound<'_, PyTuple>,
-) -> PyResult<Option<Py<PyAny>>> {
-    let Some(u) = args::ufunc_op(name) else {
-        return Ok(None);
-    };
-    let mut ops = Vec::with_capacity(inputs.len());
-    for x in inputs.iter() {
-        match args::operand(&x, Intake::Copy) {
-            Ok(Some(o)) => ops.push(o),
-            // An unsupported operand (another dtype, an object): NumPy's turn.
-            Ok(None) => return Ok(None),
-            Err(e) if e.is_instance(py, crate::errors::classes(py)?.dtype.bind(py)) => {
-                return Ok(None)
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    let call = match (u, ops.len()) {
-        (UfuncOp::Identity, 1) => {
-            return Ok(Some(match &ops[0] {
-                Operand::Array(a) => wrap(py, a.clone())?,
-                Operand::Scalar(_) => return Ok(None),
-            }))
-        }
-        (UfuncOp::Unary(u), 1) => Call::Unary(u),
-        (UfuncOp::Binary(b), 2) => Call::Binary(b),
-        _ => return Ok(None),
-    };
-    if matches!(call, Call::Unary(_)) {
-        if let Operand::Scalar(s) = ops[0] {
-            let a = crate::errors::engine(py, || crossover::Array::scalar(s, s.natural_dtype()))?;
-            ops[0] = Operand::Array(a);
-        }
-    }
-    Ok(Some(wrap(py, op(py, call, &ops)?)?))
 }

@@ -1,10 +1,13 @@
 //! The Python exception hierarchy and the mapping from engine errors.
 //!
-//! Every class derives from `CrossoverError` and from the builtin a NumPy user
-//! would catch: shapes and argument values `ValueError`, dtypes `TypeError`,
-//! devices `RuntimeError`, malformed expressions `ValueError` (with
-//! `.position`), numerical failures `numpy.linalg.LinAlgError`. Panics never
-//! cross into Python as anything but `InternalError`.
+//! Every class derives from `CrossoverError` and from the exception a NumPy
+//! user would catch: shapes and argument values `ValueError`, axes
+//! `numpy.exceptions.AxisError`, dtypes `TypeError`, memory `MemoryError`,
+//! Python ints out of range `OverflowError`, devices `RuntimeError`,
+//! malformed expressions `ValueError` (with `.position`), numerical failures
+//! `numpy.linalg.LinAlgError`. A stopped computation is a plain
+//! `KeyboardInterrupt`. Panics never cross into Python as anything but
+//! `InternalError`.
 
 use crossover::{Error, ErrorKind};
 use pyo3::prelude::*;
@@ -16,7 +19,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub struct Classes {
     pub base: Py<PyType>,
     pub shape: Py<PyType>,
+    pub axis: Py<PyType>,
     pub argument: Py<PyType>,
+    pub memory: Py<PyType>,
+    pub overflow: Py<PyType>,
     pub dtype: Py<PyType>,
     pub expression: Py<PyType>,
     pub numerical: Py<PyType>,
@@ -58,11 +64,29 @@ fn build(py: Python<'_>) -> PyResult<Classes> {
         make(py, name, vec![base.bind(py).clone().into_any(), other], doc)
     };
     let linalg = py.import("numpy.linalg")?.getattr("LinAlgError")?;
+    let shape = sub(
+        "ShapeError",
+        builtin("ValueError")?,
+        "Shapes that do not fit the operation (broadcasting, reshape, data length, too big).",
+    )?;
+    let axis_error = py.import("numpy.exceptions")?.getattr("AxisError")?;
     Ok(Classes {
-        shape: sub(
-            "ShapeError",
-            builtin("ValueError")?,
-            "Shapes that do not fit the operation (broadcasting, axes, reshape, data length).",
+        axis: make(
+            py,
+            "AxisError",
+            vec![shape.bind(py).clone().into_any(), axis_error],
+            "An axis out of range for the array's rank (a numpy.exceptions.AxisError).",
+        )?,
+        shape,
+        memory: sub(
+            "OutOfMemoryError",
+            builtin("MemoryError")?,
+            "An array that cannot fit in this machine's memory, refused before any work.",
+        )?,
+        overflow: sub(
+            "IntegerOverflowError",
+            builtin("OverflowError")?,
+            "A Python int out of range for an integer array's dtype (NumPy's NEP 50 rule).",
         )?,
         argument: sub(
             "ArgumentError",
@@ -127,7 +151,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, t) in [
         ("CrossoverError", &c.base),
         ("ShapeError", &c.shape),
+        ("AxisError", &c.axis),
         ("ArgumentError", &c.argument),
+        ("OutOfMemoryError", &c.memory),
+        ("IntegerOverflowError", &c.overflow),
         ("DTypeError", &c.dtype),
         ("ExpressionError", &c.expression),
         ("NumericalError", &c.numerical),
@@ -154,10 +181,12 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
     };
     let msg = e.to_string();
     match &e {
+        Error::Axis { .. } => raise(py, &c.axis, msg),
         Error::Broadcast { .. }
         | Error::Shape { .. }
-        | Error::Axis { .. }
+        | Error::TooBig { .. }
         | Error::DataLength { .. } => raise(py, &c.shape, msg),
+        Error::Interrupted { .. } => PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>(msg),
         Error::InvalidArgument { .. } => raise(py, &c.argument, msg),
         Error::Parse { pos, expr, .. } => expression_error(py, c, msg, *pos, Some(expr.clone())),
         Error::UnknownName { pos, .. } => expression_error(py, c, msg, *pos, None),
@@ -169,6 +198,9 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
             ErrorKind::Device => raise(py, &c.device, msg),
             ErrorKind::Io => raise(py, &c.file, msg),
             ErrorKind::Internal => raise(py, &c.internal, msg),
+            ErrorKind::Memory => raise(py, &c.memory, msg),
+            ErrorKind::Overflow => raise(py, &c.overflow, msg),
+            ErrorKind::Interrupted => PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>(msg),
         },
     }
 }
@@ -193,6 +225,22 @@ fn expression_error(
 pub fn dtype_error(py: Python<'_>, msg: impl Into<String>) -> PyErr {
     match classes(py) {
         Ok(c) => raise(py, &c.dtype, msg.into()),
+        Err(e) => e,
+    }
+}
+
+/// An `AxisError` (a `numpy.exceptions.AxisError`) with a message.
+pub fn axis_error(py: Python<'_>, msg: impl Into<String>) -> PyErr {
+    match classes(py) {
+        Ok(c) => raise(py, &c.axis, msg.into()),
+        Err(e) => e,
+    }
+}
+
+/// An `IntegerOverflowError` (an `OverflowError`) with a message.
+pub fn overflow_error(py: Python<'_>, msg: impl Into<String>) -> PyErr {
+    match classes(py) {
+        Ok(c) => raise(py, &c.overflow, msg.into()),
         Err(e) => e,
     }
 }

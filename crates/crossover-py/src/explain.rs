@@ -4,11 +4,11 @@
 //!
 //! The kernels come from `crossover::lower` (and `evaluate_with_report`
 //! when it runs); the engine's placement report (predicted time per device,
-//! copies, choice and reason) is `e.placement` and ends `str(e)`.
+//! copies, choice and reason) is `e.placement`, and `str(e)` is that report
+//! (each kernel once) with the CPU's SIMD level and threads.
 
 use crate::array::PyArr;
 use crate::errors;
-use crossover::explain::{si, time};
 use crossover::Array;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -76,56 +76,32 @@ impl Explanation {
     /// Sum of the measured kernel times (None when nothing ran).
     #[getter]
     fn seconds(&self) -> Option<f64> {
-        self.ran
-            .then(|| self.kernels.iter().filter_map(|k| k.seconds).sum())
+        self.ran.then(|| {
+            self.kernels
+                .iter()
+                .filter_map(|k| k.seconds)
+                .fold(0.0, |a, b| a + b)
+        })
     }
 
     fn __len__(&self) -> usize {
         self.kernels.len()
     }
 
+    /// The engine's plan, each kernel once: fused ops, points, traffic,
+    /// why each result is written, predicted time per device, the choice,
+    /// and measured times after a run.
     fn __str__(&self) -> String {
         let level = crossover::cpu::simd::level();
-        let mut s = format!(
-            "crossover plan: {} kernel{} (cpu: {}, {} threads)",
-            self.kernels.len(),
-            if self.kernels.len() == 1 { "" } else { "s" },
+        let cpu = format!(
+            " (cpu: {}, {} threads)",
             level.name(),
             crossover::cpu::threads()
         );
-        if let Some(t) = self.seconds() {
-            s += &format!(", ran in {}", time(t));
+        match self.placement.split_once('\n') {
+            Some((head, rest)) => format!("{head}{cpu}\n{rest}"),
+            None => format!("{}{cpu}\n", self.placement),
         }
-        s.push('\n');
-        if self.kernels.is_empty() {
-            s += "  nothing to run: every value is already computed\n";
-        }
-        for (i, k) in self.kernels.iter().enumerate() {
-            s += &format!("kernel {i}: {}\n", k.name);
-            s += &format!("  fused ops : {}\n", k.fused.join(", "));
-            s += &format!(
-                "  shape     : {:?} ({} points)\n",
-                k.shape,
-                si(k.points as f64)
-            );
-            s += &format!(
-                "  traffic   : {}B   work: {}flop   ({:.2} flop/byte)\n",
-                si(k.bytes as f64),
-                si(k.flops),
-                k.flops / (k.bytes.max(1) as f64)
-            );
-            s += &format!("  written   : {}\n", k.reasons.join(", "));
-            if let Some(t) = k.seconds {
-                s += &format!(
-                    "  measured  : {}  ({}B/s)\n",
-                    time(t),
-                    si(k.bytes as f64 / t.max(1e-12))
-                );
-            }
-        }
-        s += "placement:\n";
-        s += &self.placement;
-        s
     }
 
     fn __repr__(&self) -> String {

@@ -173,10 +173,13 @@ pub fn linspace(
     py: Python<'_>,
     start: f64,
     stop: f64,
-    num: usize,
+    num: i64,
     endpoint: bool,
     dtype: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
+    let num = usize::try_from(num).map_err(|_| {
+        PyValueError::new_err(format!("Number of samples, {num}, must be non-negative."))
+    })?;
     let call = Call::Linspace {
         start,
         stop,
@@ -254,7 +257,7 @@ pub fn transpose(
 ) -> PyResult<Py<PyAny>> {
     let a = args::array_arg(x, Intake::Copy)?;
     let perm = match axes {
-        Some(v) => normalize_perm(&v, a.ndim())?,
+        Some(v) => normalize_perm(py, &v, a.ndim())?,
         None => (0..a.ndim()).rev().collect(),
     };
     wrap(py, op(py, Call::Permute(perm), &[Operand::Array(a)])?)

@@ -6,8 +6,10 @@
 
 mod args;
 mod array;
+mod compute;
 mod convert;
 mod device;
+mod display;
 mod errors;
 mod evaluate;
 mod explain;
@@ -16,6 +18,7 @@ mod library;
 mod random;
 mod report;
 mod tape;
+mod ufunc;
 
 use pyo3::prelude::*;
 

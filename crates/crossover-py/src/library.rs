@@ -325,12 +325,18 @@ impl PyCsr {
     #[pyo3(signature = (m, n, density = 0.01, seed = 0, dtype = None))]
     fn random(
         py: Python<'_>,
-        m: usize,
-        n: usize,
+        m: i64,
+        n: i64,
         density: f64,
-        seed: u64,
+        seed: i128,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let (m, n) = (
+            crate::args::count(m, "number of rows")?,
+            crate::args::count(n, "number of columns")?,
+        );
+        let seed = u64::try_from(seed)
+            .map_err(|_| PyValueError::new_err("seed must be between 0 and 2**64 - 1"))?;
         let dtype = match dtype {
             Some(d) if !d.is_none() => convert::parse_dtype(d)?,
             _ => DType::F64,

@@ -34,16 +34,27 @@ def test_unsupported_dtype_is_a_dtype_error():
         xo.asarray(np.ones(3, dtype=np.float16))
 
 
-def test_repr_shows_shape_dtype_state_and_device():
+def test_repr_str_and_format_show_values_like_numpy():
+    # Issue 19: printing showed `crossover.ndarray(shape=..., pending: mul)`.
     x = xo.asarray(np.ones((2, 3), np.float32))
-    assert repr(x) == "crossover.ndarray(shape=(2, 3), dtype=float32, ready, device=cpu)"
-    y = x + 1
-    assert "pending" in repr(y) and "add" in repr(y)
+    assert repr(x) == repr(np.ones((2, 3), np.float32))
+    y = x * 2 + 1
     assert not y.is_ready
-    y.eval()
-    assert y.is_ready and "ready" in repr(y)
-    assert repr(xo.asarray(np.ones(4))) == "crossover.ndarray(shape=(4,), dtype=float64, ready, device=cpu)"
+    assert repr(y) == repr(np.full((2, 3), 3.0, np.float32))
+    assert str(y) == str(np.full((2, 3), 3.0, np.float32))
+    assert y.is_ready  # printing computed it
+    z = xo.asarray(np.pi) * 1.0
+    assert format(z, ".2f") == "3.14" == format(np.float64(np.pi), ".2f")
+    assert f"{xo.asarray(np.arange(3.0))}" == f"{np.arange(3.0)}"
+    with pytest.raises(TypeError):
+        format(xo.asarray(np.arange(3.0)), ".2f")  # as NumPy: only 0-d takes a spec
     assert x.device == "cpu"
+
+
+def test_repr_of_a_value_that_cannot_be_computed_says_why():
+    big = xo.random.default_rng(0).random((10**6, 10**6))
+    text = repr(big)
+    assert "not computed" in text and "unable to allocate" in text and "(1000000, 1000000)" in text
 
 
 def test_len_of_0d_raises():

@@ -8,6 +8,9 @@ import crossover as xo
 
 HIERARCHY = {
     xo.ShapeError: ValueError,
+    xo.AxisError: np.exceptions.AxisError,
+    xo.OutOfMemoryError: MemoryError,
+    xo.IntegerOverflowError: OverflowError,
     xo.ArgumentError: ValueError,
     xo.DTypeError: TypeError,
     xo.ExpressionError: ValueError,
@@ -78,7 +81,11 @@ def test_operand_type_errors():
         x + "text"
     with pytest.raises(TypeError):
         x + object()
-    assert (x == None) is False  # noqa: E711 -- identity comparison, like NumPy objects
+    # Issue 19: NumPy compares with None elementwise (was a scalar False).
+    np.testing.assert_array_equal((x == None).numpy(), np.ones(3) == None)  # noqa: E711
+    np.testing.assert_array_equal((x != None).numpy(), np.ones(3) != None)  # noqa: E711
+    with pytest.raises(TypeError):
+        x < None
 
 
 def test_errors_never_escape_as_panics():

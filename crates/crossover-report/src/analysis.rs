@@ -80,6 +80,30 @@ impl Group {
         Some(base / self.row(size, system)?.median_ms)
     }
 
+    /// Whether `system`'s speedup over the baseline at `size` is within
+    /// measurement noise: it ran on the baseline's own device (auto that
+    /// chose the CPU against the CPU), or the ratio lies inside the spread
+    /// between the two rows' median and best times.
+    pub fn within_noise(&self, report: &Report, size: u64, system: &str) -> bool {
+        let base_name = self.baseline(report);
+        let (Some(base), Some(r)) = (self.row(size, base_name), self.row(size, system)) else {
+            return false;
+        };
+        if r.chosen.as_deref() == Some(base_name) {
+            return true;
+        }
+        let spread = |row: &Row| {
+            if row.min_ms > 0.0 && row.median_ms >= row.min_ms {
+                row.median_ms / row.min_ms
+            } else {
+                1.0
+            }
+        };
+        let band = spread(base).max(spread(r));
+        let ratio = base.median_ms / r.median_ms;
+        band > 1.0 && ratio <= band && ratio >= 1.0 / band
+    }
+
     /// The summary's figure at `size`: the focus system's speedup over the
     /// baseline, else the best system's speedup and its name.
     pub fn headline(&self, report: &Report, size: u64) -> Option<(Option<String>, f64)> {

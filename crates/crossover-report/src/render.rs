@@ -22,6 +22,17 @@ pub(crate) fn fmt_ratio(r: f64) -> String {
     }
 }
 
+/// The focus system's ratio, marked when it is only noise (`1.41x
+/// (noise)`): auto that chose the CPU timed against the CPU is the same
+/// work twice.
+fn focus_ratio(report: &Report, g: &Group, n: u64, f: &str, r: f64) -> String {
+    if g.within_noise(report, n, f) {
+        format!("{} (noise)", fmt_ratio(r))
+    } else {
+        fmt_ratio(r)
+    }
+}
+
 /// A number for an axis label: at most three decimals, trailing zeros cut
 /// (`0.01`, `2.5`, `100`).
 pub(crate) fn fmt_axis(v: f64) -> String {
@@ -143,7 +154,10 @@ fn group_table(report: &Report, g: &Group, out: &mut String) {
                 .map_or("-".into(), |(s, r)| format!("{s} {}", fmt_ratio(r))),
         );
         if let Some(f) = focus {
-            row.push(g.speedup(report, n, f).map_or("-".into(), fmt_ratio));
+            row.push(
+                g.speedup(report, n, f)
+                    .map_or("-".into(), |r| focus_ratio(report, g, n, f, r)),
+            );
         }
         let failures = g.failures(n);
         row.push(if failures.is_empty() {
@@ -192,10 +206,13 @@ fn summary_table(report: &Report, groups: &[Group], out: &mut String) {
     for g in groups {
         let mut row = vec![g.summary_label(report)];
         for &n in &sizes {
-            let cell = g.headline(report, n).map(|(s, r)| match s {
-                Some(s) => format!("{s} {}", fmt_ratio(r)),
-                None => fmt_ratio(r),
-            });
+            let cell = g
+                .headline(report, n)
+                .map(|(s, r)| match (s, &report.focus) {
+                    (Some(s), _) => format!("{s} {}", fmt_ratio(r)),
+                    (None, Some(f)) => focus_ratio(report, g, n, f, r),
+                    (None, None) => fmt_ratio(r),
+                });
             row.push(cell.unwrap_or_else(|| "-".into()));
         }
         for gpu in &report.gpu_systems {
@@ -392,7 +409,7 @@ mod tests {
         let lines: Vec<String> = t.lines().map(squeeze).collect();
         let has = |want: &str| lines.iter().any(|l| l == want);
         assert!(
-            has("| 100 | 0.0100 | 0.0500 | 0.0100 (cpu) | cpu 1.00x | 1.00x | ok |"),
+            has("| 100 | 0.0100 | 0.0500 | 0.0100 (cpu) | cpu 1.00x | 1.00x (noise) | ok |"),
             "{t}"
         );
         assert!(
@@ -400,10 +417,33 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("GPU crossover (gpu vs cpu): from N ~ "), "{t}");
-        assert!(has("| elementwise | 1.00x | 5.00x | from N ~ 316 |"), "{t}");
+        assert!(
+            has("| elementwise | 1.00x (noise) | 5.00x | from N ~ 316 |"),
+            "{t}"
+        );
         // Columns line up: every line of a table has the same length.
         let table: Vec<&str> = t.lines().filter(|l| l.starts_with("| ")).take(4).collect();
         assert!(table.iter().all(|l| l.len() == table[0].len()), "{t}");
+    }
+
+    #[test]
+    fn auto_against_cpu_on_the_cpu_is_marked_as_noise() {
+        // Issue 19: `crossover bench --quick` printed "auto vs cpu 1.41x"
+        // with both on the CPU.
+        let mut r = sample();
+        r.rows[2].median_ms = 0.01 / 1.41; // auto (on cpu) at N = 100
+        let t = tables(&r);
+        assert!(t.contains("1.41x (noise)"), "{t}");
+        // A real difference (auto on the GPU, tight timings) is not noise.
+        assert!(t.contains("| 5.00x |") || t.contains(" 5.00x |"), "{t}");
+        assert!(!t.contains("5.00x (noise)"), "{t}");
+        // Within the spread of the timings is noise too, whatever ran.
+        let mut r = sample();
+        r.rows[5].median_ms = 0.95; // auto on gpu at N = 1000 vs cpu 1.00
+        r.rows[5].chosen = Some("gpu".into());
+        r.rows[3].min_ms = 0.8; // cpu's best run: a 25% spread
+        let t = tables(&r);
+        assert!(t.contains("1.05x (noise)"), "{t}");
     }
 
     #[test]

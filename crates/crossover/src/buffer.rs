@@ -77,11 +77,7 @@ impl HostMem {
         // SAFETY: layout has non-zero size. Zeroed memory is a valid value for
         // every storage type.
         let p = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(p).ok_or_else(|| Error::Device {
-            op: "alloc",
-            device: "cpu".into(),
-            msg: format!("out of host memory allocating {bytes} bytes"),
-        })?;
+        let ptr = NonNull::new(p).ok_or_else(|| out_of_memory(bytes))?;
         Ok(HostMem {
             ptr,
             cap,
@@ -104,11 +100,7 @@ impl HostMem {
             )
         };
         if base == libc::MAP_FAILED {
-            return Err(Error::Device {
-                op: "alloc",
-                device: "cpu".into(),
-                msg: format!("out of host memory mapping {cap} bytes"),
-            });
+            return Err(out_of_memory(cap));
         }
         let aligned = (base as usize).div_ceil(HUGE_PAGE) * HUGE_PAGE;
         // SAFETY: [aligned, aligned + cap) lies inside the mapping. The advice
@@ -144,6 +136,17 @@ impl HostMem {
 }
 
 /// Recycles large host allocations by size class, bounded in total bytes.
+/// The allocator said no: [`Error::OutOfMemory`] (Python `MemoryError`).
+fn out_of_memory(bytes: usize) -> Error {
+    Error::OutOfMemory {
+        op: "alloc",
+        bytes: bytes as f64,
+        shape: vec![bytes],
+        dtype: DType::Bool,
+        limit: crate::limits::memory_limit(),
+    }
+}
+
 struct Pool {
     state: Mutex<PoolState>,
 }
@@ -248,8 +251,13 @@ impl Buffer {
     /// Allocates space for `len` elements. The contents are valid but
     /// unspecified (zero or recycled): the caller overwrites them.
     pub(crate) fn alloc(dtype: DType, len: usize) -> Result<Buffer> {
-        let bytes = len.checked_mul(dtype.size()).ok_or_else(|| {
-            Error::invalid("alloc", format!("{len} elements of {dtype} overflow"))
+        // Checked before asking the allocator: a failed allocation of a
+        // vector aborts the process, and mmap of absurd sizes can succeed.
+        crate::limits::check_alloc("alloc", len, dtype)?;
+        let bytes = len.checked_mul(dtype.size()).ok_or_else(|| Error::TooBig {
+            op: "alloc",
+            shape: vec![len],
+            dtype,
         })?;
         Ok(Buffer {
             dtype,
@@ -337,9 +345,30 @@ impl Buffer {
     }
 
     fn ptr(&self) -> *mut u8 {
-        self.mem
-            .as_ref()
-            .map_or(std::ptr::null_mut(), |m| m.ptr.as_ptr())
+        match &self.mem {
+            Some(m) => m.ptr.as_ptr(),
+            // A placeholder has nothing to read (the engine turns the panic
+            // into an error); never a slice of a null pointer.
+            None if self.len > 0 => panic!("a placeholder array has no data (planning only)"),
+            None => std::ptr::null_mut(),
+        }
+    }
+
+    /// A buffer of `len` elements that owns no memory, for plans of inputs
+    /// that do not exist ([`crate::Array::placeholder`]).
+    pub(crate) fn placeholder(dtype: DType, len: usize) -> Buffer {
+        Buffer {
+            dtype,
+            len,
+            mem: None,
+            owner: None,
+            residency: Residency::default(),
+        }
+    }
+
+    /// Whether this is a [`Buffer::placeholder`].
+    pub fn is_placeholder(&self) -> bool {
+        self.mem.is_none() && self.len > 0
     }
 
     /// The elements as a typed slice. Panics if `T` is not the storage type

@@ -320,6 +320,7 @@ impl Engine {
     pub fn evaluate(&self, outputs: &[Array], policy: Option<Policy>) -> Result<Plan> {
         catch_panic("eval", || {
             let graph = Graph::collect(outputs);
+            crate::limits::check_graph(&graph)?;
             let kernels = if graph.is_empty() {
                 Vec::new()
             } else {
@@ -329,6 +330,7 @@ impl Engine {
             drop(graph);
             let mut measured = Vec::new();
             for (k, pk) in kernels.iter().zip(plan.kernels.iter_mut()) {
+                crate::interrupt::check("eval")?;
                 let backend = self.backend(pk.device)?;
                 let mut copy_s = 0.0;
                 for a in plan::kernel_inputs(k) {
@@ -349,6 +351,7 @@ impl Engine {
                     }
                 }
                 let start = trace::now();
+                let contention = crate::cost::Contention::start();
                 let values = backend.run_kernel(k)?;
                 let seconds = start.elapsed().as_secs_f64();
                 for (node, v) in k.outputs.iter().zip(values) {
@@ -370,7 +373,9 @@ impl Engine {
                 }
                 pk.measured_s = Some(seconds);
                 pk.measured_copy_s = Some(copy_s);
-                if let Some((model_s, _)) = pred.filter(|_| backend.measures()) {
+                // Times taken while competing for the cores teach nothing.
+                let learn = backend.measures() && !contention.contended(seconds);
+                if let Some((model_s, _)) = pred.filter(|_| learn) {
                     measured.push((
                         History::key(pk.device, &pk.key, pk.work.points),
                         model_s,

@@ -91,6 +91,39 @@ pub enum Error {
     /// Please report it.
     #[error("internal error in {op}: {msg}")]
     Internal { op: &'static str, msg: String },
+    /// The element or byte count of a shape does not fit the address space
+    /// (NumPy: `ValueError: array is too big`).
+    #[error("{op}: array is too big; shape {shape:?} of {dtype} has more than isize::MAX bytes")]
+    TooBig {
+        op: &'static str,
+        shape: Vec<usize>,
+        dtype: DType,
+    },
+    /// An array would not fit in this machine's memory (refused before any
+    /// allocation or work; NumPy: `MemoryError`).
+    #[error(
+        "{op}: unable to allocate {} for an array with shape {shape:?} and data type {dtype} \
+         (this machine has {} of memory)",
+        crate::limits::bytes_text(*.bytes),
+        crate::limits::bytes_text(*.limit as f64)
+    )]
+    OutOfMemory {
+        op: &'static str,
+        /// Bytes asked for (a float: may exceed u64 for absurd shapes).
+        bytes: f64,
+        shape: Vec<usize>,
+        dtype: DType,
+        /// Bytes this machine can hold ([`crate::limits::memory_limit`]).
+        limit: u64,
+    },
+    /// A value does not fit the dtype it must take (a Python integer out of
+    /// range for an integer array, NumPy's NEP 50 `OverflowError`).
+    #[error("{op}: {msg}")]
+    Overflow { op: &'static str, msg: String },
+    /// The computation was stopped by [`crate::interrupt::request`] (Ctrl-C
+    /// in the Python package).
+    #[error("{op}: interrupted")]
+    Interrupted { op: &'static str },
 }
 
 /// Coarse classification of errors, for front ends that map them to their
@@ -111,6 +144,12 @@ pub enum ErrorKind {
     Io,
     /// Bugs.
     Internal,
+    /// Out of memory (refused up front).
+    Memory,
+    /// A value out of range for its dtype.
+    Overflow,
+    /// Stopped on request (Ctrl-C).
+    Interrupted,
 }
 
 impl Error {
@@ -121,13 +160,17 @@ impl Error {
             | Error::Shape { .. }
             | Error::Axis { .. }
             | Error::DataLength { .. }
-            | Error::InvalidArgument { .. } => ErrorKind::Value,
+            | Error::InvalidArgument { .. }
+            | Error::TooBig { .. } => ErrorKind::Value,
             Error::DType { .. } => ErrorKind::Type,
             Error::Parse { .. } | Error::UnknownName { .. } => ErrorKind::Parse,
             Error::Numerical { .. } => ErrorKind::Numerical,
             Error::Device { .. } => ErrorKind::Device,
             Error::Io { .. } => ErrorKind::Io,
             Error::Internal { .. } => ErrorKind::Internal,
+            Error::OutOfMemory { .. } => ErrorKind::Memory,
+            Error::Overflow { .. } => ErrorKind::Overflow,
+            Error::Interrupted { .. } => ErrorKind::Interrupted,
         }
     }
 

@@ -33,8 +33,9 @@ pub fn si(v: f64) -> String {
     format!("{s:.3} {p}")
 }
 
-/// Seconds, in s, ms or us.
+/// Seconds, in s, ms or us (never "-0.0 us": the sum of no times is -0.0).
 pub fn time(s: f64) -> String {
+    let s = if s == 0.0 { 0.0 } else { s };
     if s >= 1.0 {
         format!("{s:.3} s")
     } else if s >= 1e-3 {
@@ -64,14 +65,41 @@ fn source(k: &crate::cost::KernelEstimate) -> String {
     s
 }
 
+/// An integer with thousands separators: `10,000,000`.
+pub fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether plans come from the nominal defaults rather than measurements.
+pub fn uncalibrated(profile_note: &str) -> bool {
+    profile_note.starts_with("defaults")
+}
+
+/// The warning printed above plans made without measurements.
+pub const UNCALIBRATED: &str = "warning: this machine is not calibrated: predicted times come \
+     from nominal rates and can be several times off; run `crossover calibrate` (--quick: \
+     under 30 s)";
+
 fn kernel(f: &mut fmt::Formatter<'_>, i: usize, k: &PlannedKernel) -> fmt::Result {
     writeln!(f, "kernel {i}: {}", k.name)?;
-    writeln!(f, "  fused ops : {}", k.fused.join(", "))?;
+    if !k.fused.is_empty() {
+        writeln!(f, "  fused ops : {}", k.fused.join(", "))?;
+    }
+    let points = k.work.points;
     writeln!(
         f,
-        "  shape     : {:?} ({}points)",
+        "  shape     : {:?} ({} point{})",
         k.shape,
-        si(k.work.points as f64)
+        count(points),
+        if points == 1 { "" } else { "s" }
     )?;
     writeln!(
         f,
@@ -152,6 +180,9 @@ impl fmt::Display for Plan {
         }
         writeln!(f)?;
         writeln!(f, "profile: {}", self.profile)?;
+        if uncalibrated(&self.profile) && !self.kernels.is_empty() {
+            writeln!(f, "{UNCALIBRATED}")?;
+        }
         if self.kernels.is_empty() {
             writeln!(f, "  nothing to run: every value is already computed")?;
         }

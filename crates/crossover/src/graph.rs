@@ -20,6 +20,25 @@ pub struct Graph {
     pub requested: Vec<usize>,
 }
 
+/// Elements of the pending nodes behind `outputs`, counted until `limit`
+/// is passed: a cheap hint of how long an evaluation may run (front ends
+/// make long ones interruptible).
+pub fn pending_points(outputs: &[Array], limit: usize) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<Array> = outputs.to_vec();
+    let mut total = 0usize;
+    while let Some(a) = stack.pop() {
+        if total > limit || !seen.insert(a.id()) {
+            continue;
+        }
+        if let Some(inputs) = a.pending_inputs() {
+            total = total.saturating_add(a.numel());
+            stack.extend(inputs);
+        }
+    }
+    total
+}
+
 impl Graph {
     /// Collects everything pending behind `outputs`. Views whose base is
     /// ready are resolved on the way (they need no kernel).

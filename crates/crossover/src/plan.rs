@@ -243,11 +243,17 @@ pub(crate) fn plan(
                     return Err(Error::Device {
                         op: "place",
                         device: d.name().to_string(),
+                        // User-level words: the ops, not the kernel's name.
                         msg: format!(
-                            "the policy forces {d} but kernel {} cannot run there: {why}",
-                            k.name()
+                            "the device policy is '{d}' (CROSSOVER_DEVICE or set_policy), but \
+                             the {d} cannot run {}: {why}; use the policy 'auto' or 'cpu'",
+                            if k.fused.is_empty() {
+                                "this work".to_string()
+                            } else {
+                                k.fused.join(", ")
+                            }
                         ),
-                    })
+                    });
                 }
             },
             Policy::Auto => choose(&options, &usable)?,

@@ -56,7 +56,11 @@ class ndarray:
         """Whether the value has been computed."""
     def __len__(self) -> int: ...
     def __repr__(self) -> str:
-        """Shape, dtype, pending/ready, device; never computes."""
+        """NumPy's repr of the values (computing them)."""
+    def __str__(self) -> str:
+        """NumPy's str of the values (computing them)."""
+    def __format__(self, spec: str) -> str:
+        """NumPy's format of the values (a spec needs a 0-d array)."""
     def eval(self) -> ndarray:
         """Computes the value now and returns the array itself."""
     def numpy(self, copy: bool = False) -> npt.NDArray[Any]:
@@ -154,8 +158,17 @@ class CrossoverError(Exception):
 class ShapeError(CrossoverError, ValueError):
     """Shapes that do not fit the operation."""
 
+class AxisError(ShapeError, np.exceptions.AxisError):
+    """An axis out of range for the array's rank."""
+
 class ArgumentError(CrossoverError, ValueError):
     """An invalid argument value."""
+
+class OutOfMemoryError(CrossoverError, MemoryError):
+    """An array that cannot fit in memory, refused before any work."""
+
+class IntegerOverflowError(CrossoverError, OverflowError):
+    """A Python int out of range for an integer array's dtype (NEP 50)."""
 
 class DTypeError(CrossoverError, TypeError):
     """A dtype the operation does not support."""

@@ -55,22 +55,23 @@ def _name(func: Any) -> str:
     return f"{mod}.{getattr(func, '__name__', repr(func))}"
 
 
-def _notify(name: str) -> None:
+def _notify(name: str, why: str | None = None) -> None:
+    # The cause in the user's terms: the function itself, or (``why``) the
+    # argument of an engine function that the engine does not take.
+    cause = f"{name} is not in the engine yet" if why is None else f"{name}: {why}"
     if _mode == "ignore":
         return
     if _mode == "raise":
         raise _C.FallbackError(
-            f"{name} is not implemented by the crossover engine "
-            "(set_fallback('warn') runs it with NumPy on host arrays)"
+            f"{cause} (set_fallback('warn') runs it with NumPy on host arrays)"
         )
     with _lock:
-        if name in _warned:
+        if cause in _warned:
             return
-        _warned.add(name)
+        _warned.add(cause)
     warnings.warn(
-        f"crossover: {name} is not in the engine yet; its inputs are computed and NumPy "
-        "runs it on host arrays (warned once per function; crossover.set_fallback('ignore') "
-        "silences this)",
+        f"crossover: {cause}; its inputs are computed and NumPy runs it on host arrays "
+        "(warned once per cause; crossover.set_fallback('ignore') silences this)",
         _C.FallbackWarning,
         stacklevel=4,
     )
@@ -88,8 +89,10 @@ def _to_host(obj: Any) -> Any:
 
 
 def _from_host(obj: Any) -> Any:
-    """NumPy results as crossover arrays (fresh ones adopted without a copy)."""
-    if isinstance(obj, np.ndarray):
+    """NumPy results as crossover arrays (fresh ones adopted without a copy).
+    Subclasses (masked arrays...) stay as NumPy made them: a conversion
+    would drop what they add (the mask)."""
+    if type(obj) is np.ndarray:
         if obj.dtype not in _SUPPORTED:
             return obj
         if obj.flags.owndata and obj.flags.writeable:
@@ -113,9 +116,11 @@ def _has_crossover(obj: Any) -> bool:
     return False
 
 
-def fallback(func: Callable[..., Any], args: tuple, kwargs: dict, name: str | None = None) -> Any:
-    """Runs a NumPy function on host copies of crossover inputs."""
-    _notify(name or _name(func))
+def fallback(func: Callable[..., Any], args: tuple, kwargs: dict, name: str | None = None,
+             why: str | None = None) -> Any:
+    """Runs a NumPy function on host copies of crossover inputs (``why``:
+    the reason an engine function could not take the call)."""
+    _notify(name or _name(func), why)
     out = kwargs.get("out")
     if out is not None and _has_crossover(out):
         raise TypeError("crossover arrays are immutable: they cannot be used as out=")
@@ -183,20 +188,53 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
             )
     if method == "__call__" and kwargs and set(kwargs) <= {"dtype", "out"} and _no_out(kwargs):
         r = _ufunc_with_dtype(ufunc, inputs, kwargs.get("dtype"))
-        if r is not _FALLBACK:
+        if not isinstance(r, _Fallback):
             return r
     if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2:
         return _C.matmul(*inputs)
     func = ufunc if method == "__call__" else getattr(ufunc, method)
     name = _name(ufunc) + ("" if method == "__call__" else f".{method}")
-    return fallback(func, inputs, kwargs, name=name)
+    if method == "__call__" and "where" in kwargs and "out" not in kwargs:
+        # NumPy drops out=None before calling us; without it, NumPy would
+        # warn about uninitialised output the caller did not ask for.
+        kwargs = dict(kwargs, out=None)
+    why = None
+    given = sorted(k for k, v in kwargs.items() if v is not None)
+    if method == "__call__" and given:
+        why = "the engine does not take the argument(s) " + ", ".join(f"{k}=" for k in given)
+    elif any(type(i) is not np.ndarray and isinstance(i, np.ndarray) for i in inputs):
+        why = "an operand is a NumPy subclass (" + ", ".join(
+            sorted({type(i).__name__ for i in inputs
+                    if type(i) is not np.ndarray and isinstance(i, np.ndarray)})
+        ) + ") whose meaning NumPy keeps"
+    return fallback(func, inputs, kwargs, name=name, why=why)
 
 
 # ---- __array_function__ ------------------------------------------------------
 
 _IMPL: dict[Callable[..., Any], Callable[..., Any]] = {}
-_FALLBACK = object()
 _NoValue = getattr(np, "_NoValue", object())
+
+
+class _Fallback:
+    """Returned by an ``_IMPL`` entry that cannot take a call: NumPy runs
+    it, and the warning names ``why`` (the argument the engine lacks)."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str | None = None) -> None:
+        self.why = why
+
+
+_FALLBACK = _Fallback()
+
+
+def _unsupported(**kw: Any) -> _Fallback:
+    """A fallback naming the first argument given that the engine lacks."""
+    for k, v in kw.items():
+        if not (v is _NoValue or v is None or v is False):
+            return _Fallback(f"the engine does not take the argument {k}={v!r}")
+    return _FALLBACK
 
 
 def _implements(*funcs: Callable[..., Any]):
@@ -216,6 +254,7 @@ def array_function(func: Callable[..., Any], types: tuple, args: tuple, kwargs: 
     if not all(issubclass(t, (np.ndarray, _C.ndarray)) for t in types):
         return NotImplemented
     impl = _IMPL.get(func)
+    why = None
     if impl is not None:
         try:
             r = impl(*args, **kwargs)
@@ -224,10 +263,11 @@ def array_function(func: Callable[..., Any], types: tuple, args: tuple, kwargs: 
             # newer NumPy...): let NumPy run it.
             if isinstance(e, _C.CrossoverError) or "argument" not in str(e):
                 raise
-            r = _FALLBACK
-        if r is not _FALLBACK:
+            r = _Fallback(f"the engine's version does not take this call ({e})")
+        if not isinstance(r, _Fallback):
             return r
-    return fallback(func, args, kwargs)
+        why = r.why
+    return fallback(func, args, kwargs, why=why)
 
 
 def _plain(*values: Any) -> bool:
@@ -238,7 +278,7 @@ def _reduction(method: str):
     def impl(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
              where=_NoValue):
         if out is not None or not _plain(initial, where):
-            return _FALLBACK
+            return _unsupported(out=out, initial=initial, where=where)
         return getattr(_x(a), method)(axis=axis, dtype=dtype, keepdims=bool(keepdims))
 
     return impl
@@ -252,7 +292,7 @@ def _moment(method: str):
     def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
              mean=_NoValue, correction=_NoValue):
         if out is not None or not _plain(where, mean, correction):
-            return _FALLBACK
+            return _unsupported(out=out, where=where, mean=mean, correction=correction)
         return getattr(_x(a), method)(axis=axis, dtype=dtype, ddof=ddof, keepdims=bool(keepdims))
 
     return impl
@@ -265,7 +305,7 @@ _IMPL[np.var] = _moment("var")
 def _extremum(method: str):
     def impl(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
         if out is not None or not _plain(initial, where):
-            return _FALLBACK
+            return _unsupported(out=out, initial=initial, where=where)
         return getattr(_x(a), method)(axis=axis, keepdims=bool(keepdims))
 
     return impl
@@ -282,7 +322,7 @@ for _f in (np.max, getattr(np, "amax", None)):
 def _argext(method: str):
     def impl(a, axis=None, out=None, *, keepdims=False):
         if out is not None or keepdims:
-            return _FALLBACK
+            return _unsupported(out=out, keepdims=keepdims)
         return getattr(_x(a), method)(axis=axis)
 
     return impl
@@ -559,7 +599,7 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
     computed and joined into a new crossover array with one copy (the engine
     has no lazy join yet; the copy is the join itself, as in NumPy)."""
     r = _join(np.concatenate, arrays, {"axis": axis, "out": out, "dtype": dtype, "casting": casting})
-    return fallback(np.concatenate, (arrays,), {"axis": axis, "out": out}) if r is _FALLBACK else r
+    return fallback(np.concatenate, (arrays,), {"axis": axis, "out": out}) if isinstance(r, _Fallback) else r
 
 
 def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
@@ -567,7 +607,7 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
     """``np.stack`` of crossover (or NumPy) arrays (computed, one copy; see
     ``concatenate``)."""
     r = _join(np.stack, arrays, {"axis": axis, "out": out, "dtype": dtype, "casting": casting})
-    return fallback(np.stack, (arrays,), {"axis": axis, "out": out}) if r is _FALLBACK else r
+    return fallback(np.stack, (arrays,), {"axis": axis, "out": out}) if isinstance(r, _Fallback) else r
 
 
 _IMPL[np.concatenate] = concatenate

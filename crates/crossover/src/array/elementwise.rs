@@ -73,6 +73,20 @@ fn common_dtype(ops: &[&Operand]) -> DType {
     d
 }
 
+/// Whether `o` is a Python-style int that does not fit integer dtype `d`.
+fn int_out_of_range(o: &Operand, d: DType) -> bool {
+    matches!((o, d), (Operand::Scalar(Scalar::Int(v)), DType::I32) if i32::try_from(*v).is_err())
+}
+
+/// The error for a bool operation whose NumPy result dtype crossover lacks.
+fn bool_needs(op: &'static str, numpy_dtype: &str) -> Error {
+    Error::dtype(
+        op,
+        DType::Bool,
+        format!("NumPy computes it in {numpy_dtype}, which crossover lacks; cast first"),
+    )
+}
+
 fn no_complex(op: &'static str, d: DType) -> Result<()> {
     if d.is_complex() {
         return Err(Error::dtype(op, d, "is not defined for complex numbers"));
@@ -94,28 +108,23 @@ impl Array {
                 format!("cannot cast complex to {dtype}; use real(), imag() or abs()"),
             ));
         }
-        Ok(Array::new_node(
-            Op::Cast,
-            self.shape().to_vec(),
-            dtype,
-            vec![self.clone()],
-        ))
+        Array::new_node(Op::Cast, self.shape().to_vec(), dtype, vec![self.clone()])
     }
 
     /// A new array with the same values in fresh contiguous memory.
     pub fn copy(&self) -> Result<Array> {
-        Ok(Array::new_node(
+        Array::new_node(
             Op::Cast,
             self.shape().to_vec(),
             self.dtype(),
             vec![self.clone()],
-        ))
+        )
     }
 
     /// Materialises an operand as an array of `dtype` broadcast to `shape`.
     fn operand_as(op: &'static str, o: &Operand, dtype: DType, shape: &[usize]) -> Result<Array> {
         match o {
-            Operand::Scalar(s) => Array::full(shape, *s, dtype),
+            Operand::Scalar(s) => Array::constant(shape, *s, dtype),
             Operand::Array(a) => a.cast(dtype)?.broadcast_to_for(op, shape),
         }
     }
@@ -157,7 +166,7 @@ impl Array {
                 };
                 (c, op, c)
             }
-            BinaryOp::Pow if common.is_bool() => (DType::F64, op, DType::F64),
+            BinaryOp::Pow if common.is_bool() => return Err(bool_needs(name, "int8")),
             BinaryOp::Add if common.is_bool() => (DType::Bool, BinaryOp::Or, DType::Bool),
             BinaryOp::Mul if common.is_bool() => (DType::Bool, BinaryOp::And, DType::Bool),
             BinaryOp::Sub if common.is_bool() => {
@@ -171,9 +180,32 @@ impl Array {
             o if o.is_comparison() => (common, op, DType::Bool),
             _ => (common, op, common),
         };
+        // NEP 50: a Python int must fit the integer dtype it computes in;
+        // comparisons are exact in int64 instead (as NumPy 2 answers them).
+        let out_of_range = [&lhs, &rhs].into_iter().find_map(|o| match o {
+            Operand::Scalar(Scalar::Int(v)) if int_out_of_range(o, compute) => Some(*v),
+            _ => None,
+        });
+        let compute = match out_of_range {
+            Some(_) if op.is_comparison() => DType::I64,
+            Some(v) => {
+                return Err(Error::Overflow {
+                    op: name,
+                    msg: format!("Python integer {v} out of bounds for {compute}"),
+                })
+            }
+            None => compute,
+        };
+        if op == BinaryOp::Pow && compute.is_int() {
+            if let Operand::Scalar(Scalar::Int(e)) = rhs {
+                if e < 0 {
+                    return Err(crate::cpu::interp::negative_int_power());
+                }
+            }
+        }
         let a = Self::operand_as(name, &lhs, compute, &shape)?;
         let b = Self::operand_as(name, &rhs, compute, &shape)?;
-        Ok(Array::new_node(Op::Binary(op), shape, result, vec![a, b]))
+        Array::new_node(Op::Binary(op), shape, result, vec![a, b])
     }
 
     /// Records a function of one argument.
@@ -185,7 +217,7 @@ impl Array {
         }
         let (input, op) = match op {
             UnaryOp::Conj | UnaryOp::Real => return Ok(self.clone()),
-            UnaryOp::Imag => return Array::zeros(self.shape(), d),
+            UnaryOp::Imag => return Array::constant(self.shape(), Scalar::Int(0), d),
             UnaryOp::Neg if d.is_bool() => {
                 return Err(Error::dtype(
                     name,
@@ -198,17 +230,15 @@ impl Array {
             // values themselves (NumPy keeps the dtype).
             UnaryOp::Abs if d.is_bool() => return Ok(self.clone()),
             UnaryOp::Floor | UnaryOp::Ceil if !d.is_float() => return Ok(self.clone()),
-            UnaryOp::Square if d.is_bool() => (self.cast(DType::I32)?, op),
+            // NumPy gives int8 (square) and float16 (transcendentals) for
+            // bools, dtypes crossover lacks: refuse rather than differ.
+            UnaryOp::Square if d.is_bool() => return Err(bool_needs(name, "int8")),
+            u if u.is_transcendental() && d.is_bool() => return Err(bool_needs(name, "float16")),
             u if u.is_transcendental() => (self.cast(d.float_result())?, op),
             _ => (self.clone(), op),
         };
         let dtype = input.dtype();
-        Ok(Array::new_node(
-            Op::Unary(op),
-            self.shape().to_vec(),
-            dtype,
-            vec![input],
-        ))
+        Array::new_node(Op::Unary(op), self.shape().to_vec(), dtype, vec![input])
     }
 
     /// Functions of a complex argument (see [`crate::cpu`]'s complex
@@ -222,12 +252,12 @@ impl Array {
             }
             _ => d,
         };
-        Ok(Array::new_node(
+        Array::new_node(
             Op::Unary(op),
             self.shape().to_vec(),
             dtype,
             vec![self.clone()],
-        ))
+        )
     }
 
     /// `where(cond, x, y)`: elements of `x` where `cond` is true, else `y`.
@@ -239,7 +269,7 @@ impl Array {
         let c = cond.cast(DType::Bool)?.broadcast_to_for("where", &shape)?;
         let a = Self::operand_as("where", &x, dtype, &shape)?;
         let b = Self::operand_as("where", &y, dtype, &shape)?;
-        Ok(Array::new_node(Op::Where, shape, dtype, vec![c, a, b]))
+        Array::new_node(Op::Where, shape, dtype, vec![c, a, b])
     }
 }
 

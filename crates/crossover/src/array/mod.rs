@@ -65,8 +65,16 @@ pub struct Array {
 }
 
 impl Array {
-    pub(crate) fn new_node(op: Op, shape: Vec<usize>, dtype: DType, inputs: Vec<Array>) -> Array {
-        Array {
+    /// A pending node. Every shape goes through here, so a byte count
+    /// that overflows is refused once for all ops ([`Error::TooBig`]).
+    pub(crate) fn new_node(
+        op: Op,
+        shape: Vec<usize>,
+        dtype: DType,
+        inputs: Vec<Array>,
+    ) -> Result<Array> {
+        crate::limits::checked_numel(op.name(), &shape, dtype)?;
+        Ok(Array {
             node: Arc::new(Node {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
                 shape,
@@ -74,7 +82,7 @@ impl Array {
                 op,
                 state: Mutex::new(NodeState::Pending(inputs)),
             }),
-        }
+        })
     }
 
     pub(crate) fn new_ready(op: Op, dtype: DType, value: Value) -> Array {
@@ -193,6 +201,36 @@ impl Array {
         )
     }
 
+    /// An input of `shape` and `dtype` that owns no memory, for plans only
+    /// (`crossover explain` without `--run`): its kernels plan at any size
+    /// instantly, but evaluating anything that reads it is an
+    /// [`Error::Internal`].
+    pub fn placeholder(shape: &[usize], dtype: DType) -> Result<Array> {
+        let n = crate::limits::checked_numel("placeholder", shape, dtype)?;
+        Ok(Self::from_buffer(
+            Buffer::placeholder(dtype, n),
+            Layout::contiguous(shape),
+        ))
+    }
+
+    /// Marks a [`Array::placeholder`] as living on `device` only, so a plan
+    /// sees it there (a real array moves with `Engine::to_device`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an array that is not a placeholder.
+    pub fn assume_resident(&self, device: crate::DeviceKind) -> Result<()> {
+        match self.ready_value() {
+            Some(v) if v.buffer.is_placeholder() => {
+                v.buffer.residency().set_only(device);
+                Ok(())
+            }
+            _ => Err(Error::invalid(
+                "assume_resident",
+                "only placeholder arrays can be assumed to live on a device",
+            )),
+        }
+    }
+
     /// A 0-d array holding one value.
     pub fn scalar(value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
         Self::full(&[], value, dtype)
@@ -200,14 +238,38 @@ impl Array {
 
     /// An array with every element equal to `value` (computed lazily: a
     /// constant costs no memory inside a fused kernel).
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] for an integer `value` out of range for an
+    /// integer `dtype` (NumPy's NEP 50 rule for Python ints);
+    /// [`Error::OutOfMemory`] when the array could not fit in memory (as
+    /// NumPy refuses it, though a constant inside a fused kernel would cost
+    /// nothing: such an array is a mistake, and reducing it takes minutes).
     pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
+        crate::limits::checked_numel("full", shape, dtype)?;
+        crate::limits::check_fits("full", shape, dtype)?;
+        Self::constant(shape, value, dtype)
+    }
+
+    /// [`Array::full`] without the memory check: a constant the engine
+    /// makes itself (a broadcast scalar, an operand of a binary op), which
+    /// NumPy would never allocate either.
+    pub(crate) fn constant(
+        shape: &[usize],
+        value: impl Into<Scalar>,
+        dtype: DType,
+    ) -> Result<Array> {
+        let value = value.into();
+        if let (Scalar::Int(v), DType::I32) = (value, dtype) {
+            if i32::try_from(v).is_err() {
+                return Err(Error::Overflow {
+                    op: "full",
+                    msg: format!("Python integer {v} out of bounds for {dtype}"),
+                });
+            }
+        }
         // Complex dtypes hold the (real) scalar with a zero imaginary part.
-        Ok(Array::new_node(
-            Op::Full(value.into()),
-            shape.to_vec(),
-            dtype,
-            vec![],
-        ))
+        Array::new_node(Op::Full(value), shape.to_vec(), dtype, vec![])
     }
 
     pub fn zeros(shape: &[usize], dtype: DType) -> Result<Array> {
@@ -233,7 +295,7 @@ impl Array {
             return Err(Error::dtype("arange", dtype, "needs a real numeric dtype"));
         }
         let n = ((stop - start) / step).ceil().max(0.0) as usize;
-        Ok(Array::new_node(
+        Array::new_node(
             Op::Arange {
                 start,
                 step,
@@ -242,7 +304,7 @@ impl Array {
             vec![n],
             dtype,
             vec![],
-        ))
+        )
     }
 
     /// `num` evenly spaced values from `start` to `stop` (inclusive when
@@ -267,21 +329,19 @@ impl Array {
             0.0
         };
         let last = (endpoint && num > 1).then_some(stop);
-        Ok(Array::new_node(
-            Op::Arange { start, step, last },
-            vec![num],
-            dtype,
-            vec![],
-        ))
+        Array::new_node(Op::Arange { start, step, last }, vec![num], dtype, vec![])
     }
 
     /// Records a library call with `inputs` and returns one array per
     /// output (see [`LibraryOp`]).
+    ///
+    /// # Errors
+    /// [`Error::TooBig`] when an output's byte count overflows.
     pub fn library(
         op: Box<dyn LibraryOp>,
         outputs: Vec<(Vec<usize>, DType)>,
         inputs: Vec<Array>,
-    ) -> Vec<Array> {
+    ) -> Result<Vec<Array>> {
         let call = LibraryCall::new(op, outputs);
         (0..call.outputs.len())
             .map(|k| {
@@ -312,7 +372,7 @@ impl Array {
                 "random values need float32 or float64",
             ));
         }
-        Ok(Array::new_node(
+        Array::new_node(
             Op::Random {
                 dist,
                 key: gen.next_key(),
@@ -320,7 +380,7 @@ impl Array {
             shape.to_vec(),
             dtype,
             vec![],
-        ))
+        )
     }
 
     // ---- evaluation and readout ------------------------------------------

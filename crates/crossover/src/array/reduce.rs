@@ -59,7 +59,9 @@ impl Array {
                         Ok(z)
                     }
                 }
-                ReduceOp::ArgMin | ReduceOp::ArgMax => Array::zeros(self.shape(), DType::I64),
+                ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                    Array::constant(self.shape(), crate::dtype::Scalar::Int(0), DType::I64)
+                }
                 _ => input.cast(result),
             };
         }
@@ -72,12 +74,12 @@ impl Array {
                 }
             })
             .collect();
-        Ok(Array::new_node(
+        Array::new_node(
             Op::Reduce { op, axes, keepdims },
             shape,
             result,
             vec![input],
-        ))
+        )
     }
 
     /// Sum of elements (`None`: all axes). Floats accumulate in f64.
@@ -126,6 +128,12 @@ impl Array {
         match axis {
             None => {
                 // NumPy: the flat index into the row-major array.
+                self.reduce(op, None, false)
+            }
+            // NumPy treats a 0-d array as one element here: axis 0 or -1
+            // is its only index (any other axis is out of bounds for 1).
+            Some(a) if self.ndim() == 0 => {
+                normalize_axis(op.name(), a, 1)?;
                 self.reduce(op, None, false)
             }
             Some(a) => {

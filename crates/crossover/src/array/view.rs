@@ -26,6 +26,7 @@ impl Array {
 
     /// Makes a view by appending `view` (whose result shape is `shape`).
     fn view(&self, view: ViewOp, shape: Vec<usize>) -> Result<Array> {
+        crate::limits::checked_numel("view", &shape, self.dtype())?;
         if let Some(value) = self.ready_value() {
             if let Some(layout) = value.layout.apply(&view) {
                 debug_assert_eq!(layout.shape, shape);
@@ -46,12 +47,7 @@ impl Array {
         if Layout::contiguous(base.shape()).apply_all(&ops).is_none() {
             return self.copy()?.view(ops.pop().expect("just pushed"), shape);
         }
-        Ok(Array::new_node(
-            Op::View(ops),
-            shape,
-            self.dtype(),
-            vec![base],
-        ))
+        Array::new_node(Op::View(ops), shape, self.dtype(), vec![base])
     }
 
     /// A view with a new shape of the same size; one entry may be `-1`.
@@ -71,7 +67,11 @@ impl Array {
             } else if d < 0 {
                 return Err(Error::invalid("reshape", format!("negative dimension {d}")));
             } else {
-                known *= d as usize;
+                known = known.checked_mul(d as usize).ok_or_else(|| Error::TooBig {
+                    op: "reshape",
+                    shape: shape.iter().map(|&d| d.max(0) as usize).collect(),
+                    dtype: self.dtype(),
+                })?;
             }
         }
         let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
@@ -85,6 +85,7 @@ impl Array {
             }
             out[i] = n / known;
         }
+        crate::limits::checked_numel("reshape", &out, self.dtype())?;
         if numel(&out) != n {
             return Err(Error::shape(
                 "reshape",
@@ -136,7 +137,7 @@ impl Array {
         Layout::contiguous(self.shape()).broadcast_to(op, shape)?;
         if let Op::Full(v) = self.op() {
             // Constants broadcast for free.
-            return Array::full(shape, *v, self.dtype());
+            return Array::constant(shape, *v, self.dtype());
         }
         self.view(ViewOp::Broadcast(shape.to_vec()), shape.to_vec())
     }

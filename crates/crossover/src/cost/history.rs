@@ -27,6 +27,51 @@ pub const MAX_ENTRIES: usize = 4096;
 /// Runs averaged at most (older runs fade out).
 const WINDOW: f64 = 8.0;
 
+/// Whether a run competed for the CPU: a time measured while other threads
+/// (another process's, or this one's other work) took the cores says
+/// nothing about the kernel, and learning from it skews predictions (a
+/// Dask worker sharing its cores learned x16).
+///
+/// The sign is involuntary context switches of this process during the
+/// run: alone, a thread keeps its core; under contention the scheduler
+/// preempts it every few milliseconds.
+#[derive(Clone, Copy, Debug)]
+pub struct Contention {
+    start: i64,
+}
+
+impl Contention {
+    /// Starts watching (one `getrusage` call).
+    pub fn start() -> Contention {
+        Contention {
+            start: involuntary_switches(),
+        }
+    }
+
+    /// Whether the run, which took `seconds`, was preempted more than once
+    /// per 4 ms (plus two for noise).
+    pub fn contended(&self, seconds: f64) -> bool {
+        preempted_often(involuntary_switches().saturating_sub(self.start), seconds)
+    }
+}
+
+/// The rule of [`Contention::contended`].
+fn preempted_often(switches: i64, seconds: f64) -> bool {
+    switches as f64 > 2.0 + seconds * 250.0
+}
+
+fn involuntary_switches() -> i64 {
+    // SAFETY: getrusage writes the struct it is given; zeroed is a valid
+    // initial value for it.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut u) != 0 {
+            return 0;
+        }
+        u.ru_nivcsw as i64
+    }
+}
+
 /// One (device, size bucket, kernel) history.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
@@ -112,5 +157,16 @@ impl History {
     /// Forgets everything.
     pub fn clear(&mut self) {
         self.entries.clear();
+    }
+}
+
+#[cfg(test)]
+mod contention_tests {
+    #[test]
+    fn runs_preempted_every_few_ms_are_contended() {
+        assert!(!super::preempted_often(0, 0.035));
+        assert!(!super::preempted_often(2, 1e-4));
+        assert!(super::preempted_often(20, 0.035));
+        assert!(super::preempted_often(400, 1.0));
     }
 }

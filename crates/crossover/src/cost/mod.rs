@@ -13,7 +13,7 @@ pub mod history;
 pub mod profile;
 
 pub use calibrate::{calibrate, CalibrateOptions};
-pub use history::History;
+pub use history::{Contention, History};
 pub use profile::{
     fingerprint, profile_path, DeviceProfile, LibraryCurve, LinkProfile, Profile, Rates, Transfer,
     PROFILE_FORMAT,

@@ -13,6 +13,9 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// Largest profile file [`Profile::load`] reads.
+pub const MAX_PROFILE_BYTES: usize = 8 << 20;
+
 /// Version of the file layout; a different one is stale.
 pub const PROFILE_FORMAT: u32 = 1;
 
@@ -457,8 +460,27 @@ impl Profile {
     /// (bad JSON, impossible numbers) or stale (another version, another
     /// machine).
     pub fn load(path: &Path, any_machine: bool) -> Result<Profile> {
-        let text = std::fs::read_to_string(path)
+        use std::io::Read;
+        // A profile is tens of kB (history is capped at 4096 entries); a
+        // larger file is not one (`CROSSOVER_PROFILE=/dev/zero` would be
+        // read until memory runs out).
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| {
+                f.take(MAX_PROFILE_BYTES as u64 + 1)
+                    .read_to_string(&mut text)
+            })
             .map_err(|e| io_err("load profile", path, e.to_string()))?;
+        if text.len() > MAX_PROFILE_BYTES {
+            return Err(io_err(
+                "load profile",
+                path,
+                format!(
+                    "larger than {} MiB, so not a profile; ignored",
+                    MAX_PROFILE_BYTES >> 20
+                ),
+            ));
+        }
         let p = Profile::from_json(&text)
             .map_err(|e| io_err("load profile", path, format!("damaged, ignored: {e}")))?;
         if p.crossover_version != crate::VERSION {
@@ -570,11 +592,14 @@ impl DeviceProfile {
             ),
             launch_s: 10e-6,
             bandwidth: (threads * 8e9).min(100e9),
+            // A transcendental "flop" (sin counts 20) costs several
+            // instructions: calibrated machines measure ~1/8 of the lane
+            // rate (half of it predicted 9.3 ms for a 35-40 ms kernel).
             rates: Rates {
                 f32_arith,
-                f32_transcendental: f32_arith / 2.0,
+                f32_transcendental: f32_arith / 8.0,
                 f64_arith: f32_arith / 2.0,
-                f64_transcendental: f32_arith / 4.0,
+                f64_transcendental: f32_arith / 16.0,
             },
         }
     }

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, Reg};
 use crate::op::{BinaryOp, UnaryOp};
 use crate::rng::{self, Distribution};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Points per chunk: registers of 2048 f32 are 8 KiB, so a typical program's
 /// live registers fit in L1/L2.
@@ -65,6 +66,9 @@ pub struct Prepared<'a> {
     sources: Vec<Bound<'a>>,
     kinds: Vec<RegKind>,
     pub slots: usize,
+    /// Set when an integer power met a negative exponent, which NumPy
+    /// refuses (the kernel's caller turns it into an error).
+    negative_int_power: AtomicBool,
 }
 
 /// Per-thread scratch registers.
@@ -285,7 +289,17 @@ impl<'a> Prepared<'a> {
             sources,
             kinds,
             slots,
+            negative_int_power: AtomicBool::new(false),
         })
+    }
+
+    /// [`Error::InvalidArgument`] with NumPy's words when an integer power
+    /// met a negative exponent.
+    pub fn check_domain(&self) -> Result<()> {
+        if self.negative_int_power.load(Ordering::Relaxed) {
+            return Err(negative_int_power());
+        }
+        Ok(())
     }
 
     /// The values of register `r` for the chunk starting at `start` (after
@@ -453,6 +467,9 @@ impl<'a> Prepared<'a> {
                 } else {
                     with_type!(dtype, T => {
                         let (x, y) = (self.arg::<T>(sc, *a, start, len), self.arg::<T>(sc, *b, start, len));
+                        if *op == BinaryOp::Pow && !dtype.is_float() && has_negative(y, len) {
+                            self.negative_int_power.store(true, Ordering::Relaxed);
+                        }
                         binary::<T>(*op, x, y, view_mut::<T>(dst, len))
                     })
                 }
@@ -466,10 +483,48 @@ impl<'a> Prepared<'a> {
                 let from = self.program.dtype(*a);
                 with_type!(from, F => with_type!(dtype, T => {
                     let x = self.arg::<F>(sc, *a, start, len);
+                    if from.is_float() {
+                        check_cast::<F>(x, dtype, len);
+                    }
                     map1(x, view_mut::<T>(dst, len), <F as CastTo<T>>::cast_to)
                 }))
             }
         }
+    }
+}
+
+/// NumPy's error for an integer raised to a negative integer power.
+pub fn negative_int_power() -> Error {
+    Error::invalid(
+        "power",
+        "Integers to negative integer powers are not allowed.",
+    )
+}
+
+/// Whether an exponent chunk holds a negative value.
+#[inline(always)]
+fn has_negative<T: Num>(y: Arg<'_, T>, len: usize) -> bool {
+    match y {
+        Arg::Slice(s) => s[..len].iter().any(|v| *v < T::default()),
+        Arg::Splat(v) => v < T::default(),
+    }
+}
+
+/// Notes float elements that do not fit the integer dtype they convert to.
+#[inline(always)]
+fn check_cast<F: Num>(x: Arg<'_, F>, to: DType, len: usize) {
+    let one = [match x {
+        Arg::Splat(v) => v,
+        Arg::Slice(_) => F::default(),
+    }];
+    let s = match x {
+        Arg::Slice(s) => &s[..len],
+        Arg::Splat(_) => &one[..],
+    };
+    match to {
+        DType::I32 => super::num::check_float_to_int::<F, i32>(s),
+        DType::I64 => super::num::check_float_to_int::<F, i64>(s),
+        _ => {}
     }
 }
 

@@ -36,7 +36,8 @@ pub const PARALLEL_MIN_WORK: f64 = 96.0 * 1024.0;
 
 static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
 
-/// Threads the engine uses: `CROSSOVER_NUM_THREADS`, else all cores.
+/// Threads the engine uses: `CROSSOVER_NUM_THREADS` (validated and capped,
+/// see [`crate::env::num_threads`]), else all cores.
 pub fn threads() -> usize {
     pool().current_num_threads()
 }
@@ -44,11 +45,7 @@ pub fn threads() -> usize {
 /// The engine's thread pool (created on first use).
 pub fn pool() -> &'static rayon::ThreadPool {
     POOL.get_or_init(|| {
-        let n = std::env::var("CROSSOVER_NUM_THREADS")
-            .ok()
-            .and_then(|s| s.parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let n = crate::env::num_threads();
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .thread_name(|i| format!("crossover-cpu-{i}"))
@@ -254,6 +251,10 @@ fn run_fused(
         None => {
             let tasks = n.div_ceil(ELEMENTWISE_TASK);
             let task = |t: usize| {
+                // A stop request skips the remaining tasks (checked below).
+                if crate::interrupt::requested() {
+                    return;
+                }
                 let (a, b) = (t * ELEMENTWISE_TASK, ((t + 1) * ELEMENTWISE_TASK).min(n));
                 scratch(|sc| elementwise_range(&prep, &outs, sc, a, b));
             };
@@ -264,6 +265,8 @@ fn run_fused(
             }
         }
     }
+    crate::interrupt::check("cpu kernel")?;
+    prep.check_domain()?;
     drop(outs);
     drop(prep);
     Ok(bufs

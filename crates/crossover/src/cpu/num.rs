@@ -3,6 +3,7 @@
 //! `#[inline(always)]` so loops over slices vectorise.
 
 use crate::dtype::{DType, Scalar};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Primitive storage types: any bit pattern is valid, alignment <= 8.
 pub trait Pod: Copy + Send + Sync + Default + PartialEq + PartialOrd + 'static {
@@ -49,7 +50,17 @@ macro_rules! int_num {
         impl Num for $t {
             #[inline(always)]
             fn from_scalar(s: Scalar) -> Self {
-                s.as_i64() as $t
+                match s {
+                    // A float constant converts like an array element.
+                    Scalar::Float(f) => {
+                        if !float_fits::<$t>(f) {
+                            note_invalid_cast();
+                        }
+                        <f64 as CastTo<$t>>::cast_to(f)
+                    }
+                    // Python ints out of range are refused when recorded.
+                    _ => s.as_i64() as $t,
+                }
             }
             #[inline(always)]
             fn add(self, o: Self) -> Self {
@@ -295,10 +306,79 @@ pub fn ipow(mut b: i64, mut e: i64) -> i64 {
     r
 }
 
-/// Conversion between storage types with NumPy's `astype` meaning (float to
-/// int truncates and saturates, NaN to 0; anything to bool is `!= 0`).
+/// Conversion between storage types with NumPy's `astype` meaning: float
+/// to int truncates; NaN, infinities and values out of range give what
+/// NumPy gives on this platform (see [`float_to_int`]); anything to bool is
+/// `!= 0`.
 pub trait CastTo<U> {
     fn cast_to(self) -> U;
+}
+
+/// Set when a float-to-int conversion met NaN, an infinity or a value out
+/// of range: NumPy warns "invalid value encountered in cast" then.
+static INVALID_CAST: AtomicBool = AtomicBool::new(false);
+
+/// Records that a conversion was invalid (see [`take_invalid_cast`]).
+#[cold]
+pub(crate) fn note_invalid_cast() {
+    INVALID_CAST.store(true, Ordering::Relaxed);
+}
+
+/// Whether a float-to-int conversion was invalid since the last call
+/// (process-wide; the Python package turns it into NumPy's
+/// `RuntimeWarning: invalid value encountered in cast`).
+pub fn take_invalid_cast() -> bool {
+    INVALID_CAST.swap(false, Ordering::Relaxed)
+}
+
+/// Integer storage types a float converts to.
+pub trait IntTarget: Copy {
+    /// `MIN` as f64 (exact: a power of two); the range is `[lo, -lo)`.
+    const LO: f64;
+}
+impl IntTarget for i32 {
+    const LO: f64 = i32::MIN as f64;
+}
+impl IntTarget for i64 {
+    const LO: f64 = i64::MIN as f64;
+}
+
+/// Whether `f` truncates to a value of `I`.
+#[inline(always)]
+pub fn float_fits<I: IntTarget>(f: f64) -> bool {
+    f >= I::LO && f < -I::LO
+}
+
+/// Sets [`take_invalid_cast`] when an element of `x` does not fit `I`
+/// (a second, cheap pass over a chunk already in cache).
+#[inline(always)]
+pub(crate) fn check_float_to_int<F: Num, I: IntTarget>(x: &[F]) {
+    if !x.iter().all(|v| float_fits::<I>(v.to_f64())) {
+        note_invalid_cast();
+    }
+}
+
+/// float -> int as NumPy does it here. On x86 that is the C cast, whose
+/// result for NaN, infinities and out-of-range values is the "integer
+/// indefinite" value `MIN` (what `cvttsd2si` returns); elsewhere the cast
+/// saturates (NaN to 0), which Rust's `as` does everywhere.
+macro_rules! float_to_int {
+    ($($from:ty => $($to:ty),*);* $(;)?) => {$($(
+        impl CastTo<$to> for $from {
+            #[inline(always)]
+            fn cast_to(self) -> $to {
+                if cfg!(target_arch = "x86_64") && !float_fits::<$to>(self as f64) {
+                    <$to>::MIN
+                } else {
+                    self as $to
+                }
+            }
+        }
+    )*)*};
+}
+float_to_int! {
+    f32 => i32, i64;
+    f64 => i32, i64;
 }
 
 macro_rules! cast_as {
@@ -314,8 +394,8 @@ macro_rules! cast_as {
 cast_as! {
     i32 => i32, i64, f32, f64;
     i64 => i32, i64, f32, f64;
-    f32 => i32, i64, f32, f64;
-    f64 => i32, i64, f32, f64;
+    f32 => f32, f64;
+    f64 => f32, f64;
     u8 => u8, i32, i64, f32, f64;
 }
 macro_rules! cast_bool {

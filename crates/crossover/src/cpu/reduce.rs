@@ -182,12 +182,12 @@ impl<T: RNum> State<T> {
             Arg::Slice(v) => {
                 let v = &v[..len];
                 if needs.sum {
+                    // Integers: the wrapping int64 sum (NumPy's `sum`) and
+                    // a float64 one (NumPy's `mean`, which does not wrap).
                     if T::IS_INT {
                         s.isum = isum_lanes(v);
-                        s.sum = s.isum as f64;
-                    } else {
-                        s.sum = sum_lanes(v);
                     }
+                    s.sum = sum_lanes(v);
                     s.mean = s.sum / len as f64;
                 }
                 if needs.moments {
@@ -394,24 +394,38 @@ fn run_inner<T: Tasks>(
     }
     let tasks = total.div_ceil(TASK);
     let run_task = |t: usize| -> (Partial<T>, Partial<T>) {
+        if crate::interrupt::requested() {
+            return (None, None); // the caller reports the stop
+        }
         let (a, b) = (t * TASK, ((t + 1) * TASK).min(total));
         scratch(|sc| inner_task::<T>(prep, plan, outs, needs, sc, a, b, reg))
     };
-    let parts: Vec<(Partial<T>, Partial<T>)> = if parallel && tasks > 1 {
-        super::pool().install(|| (0..tasks).into_par_iter().map(run_task).collect())
-    } else {
-        (0..tasks).map(run_task).collect()
-    };
-    // Merge partial rows in order; each k appears in consecutive tasks only.
+    // Tasks run in batches whose partial rows are merged in order (each k
+    // appears in consecutive tasks only), so memory stays bounded however
+    // many points there are (1e13 points are 7.6e7 tasks) and a stop
+    // request ends the work between batches. The merge order, hence every
+    // bit of the result, does not depend on the batch size.
+    const BATCH: usize = 4096;
     let mut cur: Partial<T> = None;
-    for (k, st) in parts.into_iter().flat_map(|(a, b)| [a, b]).flatten() {
-        match &mut cur {
-            Some((ck, cs)) if *ck == k => cs.merge(&st, needs),
-            _ => {
-                if let Some((ck, cs)) = cur.take() {
-                    finalize(&plan.ops, outs, &cs, ck);
+    for t0 in (0..tasks).step_by(BATCH) {
+        if crate::interrupt::requested() {
+            return;
+        }
+        let t1 = (t0 + BATCH).min(tasks);
+        let parts: Vec<(Partial<T>, Partial<T>)> = if parallel && t1 - t0 > 1 {
+            super::pool().install(|| (t0..t1).into_par_iter().map(run_task).collect())
+        } else {
+            (t0..t1).map(run_task).collect()
+        };
+        for (k, st) in parts.into_iter().flat_map(|(a, b)| [a, b]).flatten() {
+            match &mut cur {
+                Some((ck, cs)) if *ck == k => cs.merge(&st, needs),
+                _ => {
+                    if let Some((ck, cs)) = cur.take() {
+                        finalize(&plan.ops, outs, &cs, ck);
+                    }
+                    cur = Some((k, st));
                 }
-                cur = Some((k, st));
             }
         }
     }
@@ -631,10 +645,9 @@ impl<T: RNum> ColStates<T> {
                 for (acc, &x) in self.isum[j0..j1].iter_mut().zip(s) {
                     *acc = acc.wrapping_add(x.as_i64());
                 }
-            } else {
-                for (acc, &x) in self.sum[j0..j1].iter_mut().zip(s) {
-                    *acc += x.to_f64();
-                }
+            }
+            for (acc, &x) in self.sum[j0..j1].iter_mut().zip(s) {
+                *acc += x.to_f64();
             }
         }
         if needs.moments {
@@ -696,11 +709,7 @@ impl<T: RNum> ColStates<T> {
         (0..self.sum.len())
             .map(|j| State {
                 n,
-                sum: if T::IS_INT {
-                    self.isum[j] as f64
-                } else {
-                    self.sum[j]
-                },
+                sum: self.sum[j],
                 isum: self.isum[j],
                 mean: if needs.moments {
                     self.mean[j]
@@ -731,6 +740,10 @@ fn outer_task<T: Tasks>(
     let w = c1 - c0;
     let mut st = ColStates::<T>::new(w, r0);
     for r in r0..r1 {
+        // Every 64 rows, give way to a stop request (the caller reports it).
+        if r % 64 == 0 && crate::interrupt::requested() {
+            break;
+        }
         let start = r * plan.kept + c0;
         prep.eval_chunk(sc, start, w);
         let v = prep.arg::<T>(sc, out_reg, start, w);

@@ -57,7 +57,15 @@ fn detect() -> SimdLevel {
     let cap = match std::env::var("CROSSOVER_SIMD").ok().as_deref() {
         Some("scalar") => SimdLevel::Scalar,
         Some("avx2") => SimdLevel::Avx2,
-        _ => SimdLevel::Avx512,
+        None | Some("" | "avx512") => SimdLevel::Avx512,
+        Some(other) => {
+            crate::env::warn(
+                "CROSSOVER_SIMD",
+                other,
+                "expected avx512, avx2 or scalar; using the best level this CPU has",
+            );
+            SimdLevel::Avx512
+        }
     };
     found.min(cap)
 }

@@ -244,6 +244,24 @@ pub fn parse(src: &str) -> Result<Expr> {
 /// assert_eq!(y.item()?, 33.0);
 /// # Ok::<(), crossover::Error>(())
 /// ```
+/// `&`, `|` and `~` are NumPy's bitwise operators: on bools they are the
+/// logical ones; on floats NumPy raises `TypeError`, and the engine has no
+/// bitwise integer ops, so anything but bool is a dtype error.
+fn require_bool(sym: &'static str, o: &Operand) -> Result<()> {
+    let d = match o {
+        Operand::Array(a) => a.dtype(),
+        Operand::Scalar(s) => s.natural_dtype(),
+    };
+    if d.is_bool() {
+        return Ok(());
+    }
+    Err(Error::dtype(
+        sym,
+        d,
+        "logical operators need bool operands (compare first, e.g. (a > 0) & (b < 1))",
+    ))
+}
+
 pub fn evaluate(src: &str, vars: &[(&str, &Array)]) -> Result<Array> {
     parse(src)?.eval(vars)
 }
@@ -607,9 +625,20 @@ impl Expr {
                     });
                 }
             },
-            Node::Unary(op, a) => Operand::Array(self.array(a, vars)?.unary(*op)?),
+            Node::Unary(op, a) => {
+                let x = self.array(a, vars)?;
+                if *op == UnaryOp::Not {
+                    require_bool("~", &Operand::Array(x.clone()))?;
+                }
+                Operand::Array(x.unary(*op)?)
+            }
             Node::Binary(op, a, b) => {
                 let (x, y) = (self.eval_node(a, vars)?, self.eval_node(b, vars)?);
+                if let BinaryOp::And | BinaryOp::Or = op {
+                    let sym = if *op == BinaryOp::And { "&" } else { "|" };
+                    require_bool(sym, &x)?;
+                    require_bool(sym, &y)?;
+                }
                 Operand::Array(Array::binary(*op, x, y)?)
             }
             Node::Call {

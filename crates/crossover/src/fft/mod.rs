@@ -458,7 +458,7 @@ fn record(
         out_dtype,
         norm,
     };
-    Array::library(Box::new(op), vec![(out_shape, out_dtype)], vec![x.clone()])
+    Array::library(Box::new(op), vec![(out_shape, out_dtype)], vec![x.clone()])?
         .pop()
         .ok_or_else(|| Error::internal(name, "library call made no output"))
 }

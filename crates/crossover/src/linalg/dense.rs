@@ -265,7 +265,14 @@ impl Dense {
                 if self.kind == Kind::Det {
                     let mut d: T = faer::traits::math_utils::one();
                     for i in 0..n {
-                        d *= lu_ref[(i, i)];
+                        let u = lu_ref[(i, i)];
+                        if u == T::zero_() {
+                            // Singular: exactly 0 like NumPy (the pivots
+                            // after a zero one are 0/0 = NaN).
+                            d = T::zero_();
+                            break;
+                        }
+                        d *= u;
                     }
                     if info.transposition_count % 2 == 1 {
                         d = -d;
@@ -489,7 +496,7 @@ fn record(kind: Kind, a: &Array, b: Option<&Array>) -> Result<Vec<Array>> {
         dtype,
     };
     let outs = dense.outputs();
-    Ok(Array::library(Box::new(dense), outs, inputs))
+    Array::library(Box::new(dense), outs, inputs)
 }
 
 fn solve_impl(kind: Kind, a: &Array, b: &Array) -> Result<Array> {

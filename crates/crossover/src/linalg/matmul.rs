@@ -1,6 +1,7 @@
 //! Matrix products (`a @ b`), 2-D and batched, with NumPy's rules for 1-D
 //! operands and batch broadcasting.
 
+use super::int_matmul::IntMatMul;
 use super::{batch_offsets, flop_factor, mat_at, mat_strides, nbytes, output, Field};
 use crate::array::{Array, Value};
 use crate::dtype::DType;
@@ -35,7 +36,14 @@ pub(crate) fn matmul(a: &Array, b: &Array) -> Result<Array> {
             "operands must have at least one dimension (use mul for scalars)",
         ));
     }
-    let dtype = super::compute_dtype(OP, DType::promote(a.dtype(), b.dtype()))?;
+    let common = DType::promote(a.dtype(), b.dtype());
+    // NumPy keeps integer and bool products in their dtype.
+    let integral = matches!(common, DType::Bool | DType::I32 | DType::I64);
+    let dtype = if integral {
+        common
+    } else {
+        super::compute_dtype(OP, common)?
+    };
     let a_vec = a.ndim() == 1;
     let b_vec = b.ndim() == 1;
     // 1-D operands: a (k,) is a row (1, k); b (k,) is a column (k, 1).
@@ -68,16 +76,29 @@ pub(crate) fn matmul(a: &Array, b: &Array) -> Result<Array> {
     let b2 = b2.cast(dtype)?;
     let mut out_shape = batch.clone();
     out_shape.extend([m, n]);
-    let op = MatMul {
-        a_shape: a2.shape().to_vec(),
-        b_shape: b2.shape().to_vec(),
-        batch: batch.clone(),
-        m,
-        k,
-        n,
-        dtype,
+    let (a_shape, b_shape) = (a2.shape().to_vec(), b2.shape().to_vec());
+    let op: Box<dyn LibraryOp> = if integral {
+        Box::new(IntMatMul {
+            a_shape,
+            b_shape,
+            batch: batch.clone(),
+            m,
+            k,
+            n,
+            dtype,
+        })
+    } else {
+        Box::new(MatMul {
+            a_shape,
+            b_shape,
+            batch: batch.clone(),
+            m,
+            k,
+            n,
+            dtype,
+        })
     };
-    let out = Array::library(Box::new(op), vec![(out_shape, dtype)], vec![a2, b2])
+    let out = Array::library(op, vec![(out_shape, dtype)], vec![a2, b2])?
         .pop()
         .ok_or_else(|| Error::internal(OP, "library call made no output"))?;
     // NumPy removes the dimensions that 1-D operands added.

@@ -13,8 +13,8 @@
 //! so a transposed operand is not copied first.
 //!
 //! Supported dtypes: float32, float64, complex64, complex128. Integer and
-//! bool inputs are converted to float64 (NumPy does the same for everything
-//! but `matmul`, which keeps integers; crossover's `matmul` converts too).
+//! bool inputs are converted to float64, as NumPy does for everything but
+//! `matmul`, which keeps integers (wrapping) and bools, like NumPy.
 //!
 //! ```
 //! use crossover::{Array, linalg};
@@ -27,6 +27,7 @@
 //! ```
 
 mod dense;
+mod int_matmul;
 mod matmul;
 
 pub use dense::{cholesky, det, eigh, inv, qr, solve, solve_spd, svd, svdvals};

@@ -280,6 +280,7 @@ impl Csr {
         }
         // Counting sort by row, then sort each row by column and merge
         // duplicates.
+        crate::limits::check_bytes(OP, (nrows as f64 + 1.0) * 16.0, &[nrows, ncols], T::DTYPE)?;
         let mut indptr = vec![0usize; nrows + 1];
         for &i in rows {
             indptr[i + 1] += 1;
@@ -398,6 +399,15 @@ impl Csr {
             .checked_mul(ncols)
             .ok_or_else(|| Error::invalid(RND, "nrows * ncols overflows"))?;
         let k = (density * total as f64).round() as usize;
+        // Values, indices and positions per nonzero, row pointers, and the
+        // sampler's bitmap or set: refused up front when they cannot fit.
+        let sampler = if total > 1 << 28 && k < total / 256 {
+            k as f64 * 16.0
+        } else {
+            total as f64 / 8.0
+        };
+        let bytes = k as f64 * (dtype.size() + 4 + 8) as f64 + (nrows as f64 + 1.0) * 8.0 + sampler;
+        crate::limits::check_bytes(RND, bytes, &[nrows, ncols], dtype)?;
         let positions = sample_distinct(total, k.min(total), seed);
         let key = RandomKey { seed, stream: 1 };
         let values = match dtype {
@@ -503,6 +513,9 @@ impl Csr {
     /// Allocation failures only.
     pub fn to_dense(&self) -> Result<Array> {
         let d = &self.data;
+        let shape = [d.nrows, d.ncols];
+        crate::limits::checked_numel("to_dense", &shape, self.dtype())?;
+        crate::limits::check_fits("to_dense", &shape, self.dtype())?;
         with_values!(&d.values, v, T => {
             let mut dense = vec![T::default(); d.nrows * d.ncols];
             for i in 0..d.nrows {

@@ -294,7 +294,7 @@ pub(super) fn spmm(a: &Csr, x: &Array) -> Result<Array> {
         vec![a.nrows(), k]
     };
     let op = SpMM { a, k, vector };
-    Array::library(Box::new(op), vec![(out_shape, d)], vec![x])
+    Array::library(Box::new(op), vec![(out_shape, d)], vec![x])?
         .pop()
         .ok_or_else(|| Error::internal(OP, "library call made no output"))
 }

@@ -1,0 +1,111 @@
+//! Running pending work from Python: with the GIL released, interruptible
+//! by Ctrl-C, and with NumPy's cast warning.
+//!
+//! Python runs signal handlers only on the main thread, between bytecodes;
+//! a computation in Rust would never give it the chance. So a long
+//! evaluation started on the main thread runs on a helper thread while the
+//! main thread waits in slices of [`POLL`], calling `PyErr_CheckSignals`
+//! between them. When a handler raises (`KeyboardInterrupt`), the engine is
+//! asked to stop (its kernels check between chunks), the helper returns, and
+//! the handler's exception propagates. Short evaluations (and those on other
+//! threads, where Python never delivers signals) run on the calling thread:
+//! a thread start costs tens of microseconds.
+
+use crate::errors;
+use crossover::{Array, Value};
+use pyo3::exceptions::PyRuntimeWarning;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Evaluations with fewer pending elements than this run on the calling
+/// thread (about a millisecond of work, not worth a thread start).
+const INLINE_POINTS: usize = 1 << 20;
+
+/// How often the waiting main thread lets Python handle signals.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Computes the arrays (together, so shared work runs once) with the GIL
+/// released.
+pub fn compute(py: Python<'_>, arrays: &[Array]) -> PyResult<()> {
+    crate::device::check(py)?;
+    if arrays.iter().all(|a| a.is_ready()) {
+        return Ok(());
+    }
+    let big = crossover::graph::pending_points(arrays, INLINE_POINTS) > INLINE_POINTS;
+    let r = if big && on_main_thread(py) {
+        interruptible(py, arrays)
+    } else {
+        errors::detached(py, || Array::eval_all(arrays))
+    };
+    let warned = warn_invalid_cast(py);
+    r?;
+    warned
+}
+
+/// The value of an array, computing it if needed. Notes the read for `@jit`.
+pub fn value_of(py: Python<'_>, a: &Array, what: &str) -> PyResult<Value> {
+    crate::tape::note_read(what);
+    compute(py, std::slice::from_ref(a))?;
+    errors::engine(py, || a.value())
+}
+
+/// NumPy's `RuntimeWarning` when a float-to-int conversion met NaN, an
+/// infinity or a value out of range (the engine gives NumPy's values).
+pub fn warn_invalid_cast(py: Python<'_>) -> PyResult<()> {
+    if crossover::cpu::num::take_invalid_cast() {
+        let ty = py.get_type::<PyRuntimeWarning>();
+        PyErr::warn(py, &ty, c"invalid value encountered in cast", 1)?;
+    }
+    Ok(())
+}
+
+static MAIN_THREAD: PyOnceLock<u64> = PyOnceLock::new();
+
+fn on_main_thread(py: Python<'_>) -> bool {
+    let main = MAIN_THREAD.get_or_try_init(py, || -> PyResult<u64> {
+        py.import("threading")?
+            .call_method0("main_thread")?
+            .getattr("ident")?
+            .extract()
+    });
+    // SAFETY: PyThread_get_thread_ident has no preconditions.
+    let me = unsafe { pyo3::ffi::PyThread_get_thread_ident() } as u64;
+    main.is_ok_and(|m| *m == me)
+}
+
+/// Evaluates on a helper thread while this (main) thread handles signals.
+fn interruptible(py: Python<'_>, arrays: &[Array]) -> PyResult<()> {
+    let outcome: Result<crossover::Result<()>, PyErr> = py.detach(|| {
+        std::thread::scope(|s| {
+            let (tx, rx) = mpsc::channel();
+            let worker = s.spawn(move || {
+                // The engine turns panics into errors itself.
+                let r = Array::eval_all(arrays);
+                let _ = tx.send(());
+                r
+            });
+            loop {
+                match rx.recv_timeout(POLL) {
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    // Finished (or the helper is gone): its result decides.
+                    _ => break,
+                }
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    crossover::interrupt::request();
+                    let _ = worker.join();
+                    crossover::interrupt::clear();
+                    return Err(e);
+                }
+            }
+            Ok(worker.join().unwrap_or_else(|_| {
+                Err(crossover::Error::Internal {
+                    op: "python binding",
+                    msg: "the evaluation thread panicked".into(),
+                })
+            }))
+        })
+    });
+    outcome?.map_err(|e| errors::to_py(py, e))
+}
