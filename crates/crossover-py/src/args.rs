@@ -131,7 +131,9 @@ pub fn huge_int_binary(
         (None, Some(p), [Operand::Array(a), _]) => (false, p, a),
         _ => return Ok(None),
     };
-    if arr.dtype().is_float() || arr.dtype().is_complex() {
+    // NumPy's logical ops convert the int to int64 whatever the array.
+    let logical = matches!(b, BinaryOp::And | BinaryOp::Or);
+    if (arr.dtype().is_float() || arr.dtype().is_complex()) && !logical {
         return Ok(None);
     }
     let Some(big) = (if huge_left { x } else { y }) else {
@@ -148,7 +150,11 @@ pub fn huge_int_binary(
             format!(
                 "Python integer {} out of bounds for {}",
                 big.str()?,
-                arr.dtype()
+                if logical {
+                    crossover::DType::I64
+                } else {
+                    arr.dtype()
+                }
             ),
         ));
     }

@@ -5,7 +5,7 @@
 //! `__array_function__`. Reading values (`numpy()`, `np.asarray`, `float()`,
 //! `bool()`, printing values) computes what is pending, with the GIL released.
 
-use crate::args::{self, UfuncOp};
+use crate::args;
 use crate::convert::{self, Intake};
 use crate::tape::{self, op, Call};
 use crossover::{Array, BinaryOp, Operand, ReduceOp, UnaryOp};

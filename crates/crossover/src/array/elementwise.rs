@@ -155,8 +155,8 @@ impl Array {
         {
             no_complex(name, common)?;
         }
-        let shape = broadcast_shapes(name, Self::shape_of(&lhs), Self::shape_of(&rhs))?;
-        // The dtype the op computes in, the op actually run, the result dtype.
+        // The dtype the op computes in, the op actually run, the result dtype
+        // (dtype errors come first, as in NumPy).
         let (compute, op, result) = match op {
             BinaryOp::Div => {
                 let c = if common.is_float() || common.is_complex() {
@@ -180,6 +180,7 @@ impl Array {
             o if o.is_comparison() => (common, op, DType::Bool),
             _ => (common, op, common),
         };
+        let shape = broadcast_shapes(name, Self::shape_of(&lhs), Self::shape_of(&rhs))?;
         // NEP 50: a Python int must fit the integer dtype it computes in;
         // comparisons are exact in int64 instead (as NumPy 2 answers them).
         let out_of_range = [&lhs, &rhs].into_iter().find_map(|o| match o {
@@ -198,7 +199,8 @@ impl Array {
         };
         if op == BinaryOp::Pow && compute.is_int() {
             if let Operand::Scalar(Scalar::Int(e)) = rhs {
-                if e < 0 {
+                // NumPy checks each element: an empty array has none.
+                if e < 0 && crate::shape::numel(&shape) > 0 {
                     return Err(crate::cpu::interp::negative_int_power());
                 }
             }

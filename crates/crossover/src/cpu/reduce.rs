@@ -498,7 +498,16 @@ fn inner_task<T: Tasks>(
                 Arg::Slice(s) => Arg::Slice(&s[off..off + seg]),
                 Arg::Splat(x) => Arg::Splat(x),
             };
-            let st = T::segment(v, seg, r as u64, needs);
+            let mut st = T::segment(v, seg, r as u64, needs);
+            if let Arg::Splat(x) = v {
+                // A constant's (x - mean)^2 is 0, but NaN for NaN and
+                // infinities, as NumPy computes it. (Set here, outside the
+                // SIMD-compiled segment code: there it broke LLVM's AVX-512
+                // register allocation.)
+                if needs.moments && !x.to_f64().is_finite() {
+                    st.m2 = f64::NAN;
+                }
+            }
             match &mut cur {
                 Some((ck, cs, _)) if *ck == k => cs.merge(&st, needs),
                 _ => {

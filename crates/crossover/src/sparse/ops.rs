@@ -39,6 +39,7 @@ pub(super) fn spgemm(a: &Csr, b: &Csr) -> Result<Csr> {
     }
     let d = common(a.dtype(), b.dtype());
     let (a, b) = (a.astype(d)?, b.astype(d)?);
+    check_output_fits(OP, &a, &b, d)?;
     catch_panic(OP, || {
         Ok(
             crate::cpu::pool().install(|| match (&a.data.values, &b.data.values) {
@@ -48,6 +49,27 @@ pub(super) fn spgemm(a: &Csr, b: &Csr) -> Result<Csr> {
             }),
         )
     })
+}
+
+/// Refuses a product whose output cannot fit in memory before anything is
+/// allocated (a failed allocation aborts): row by row, at most
+/// min(products, columns) nonzeros, held twice (chunks, then the result),
+/// plus a dense accumulator row per thread.
+fn check_output_fits(op: &'static str, a: &Csr, b: &Csr, d: DType) -> Result<()> {
+    let (ad, bd) = (&a.data, &b.data);
+    let n = bd.ncols as f64;
+    let mut nnz = 0f64;
+    for i in 0..ad.nrows {
+        let products: usize = ad.indices[ad.indptr[i]..ad.indptr[i + 1]]
+            .iter()
+            .map(|&k| bd.indptr[k as usize + 1] - bd.indptr[k as usize])
+            .sum();
+        nnz += (products as f64).min(n);
+    }
+    let per = (d.size() + 4) as f64;
+    let threads = crate::cpu::threads() as f64;
+    let bytes = 2.0 * nnz * per + (ad.nrows as f64 + 1.0) * 8.0 + threads * n * per;
+    crate::limits::check_bytes(op, bytes, &[ad.nrows, bd.ncols], d)
 }
 
 /// Per-thread dense accumulator of one output row. Between rows every

@@ -197,3 +197,20 @@ fn oversized_profiles_are_refused() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn sparse_products_too_big_for_memory_are_errors_not_aborts() {
+    // A column of ones times a row of ones: 2^40 nonzeros (12 TiB).
+    let n = 1 << 20;
+    let idx: Vec<usize> = (0..n).collect();
+    let zeros = vec![0usize; n];
+    let ones = vec![1.0f64; n];
+    let a = crossover::sparse::Csr::from_triplets(n, 1, &idx, &zeros, &ones).unwrap();
+    let b = crossover::sparse::Csr::from_triplets(1, n, &zeros, &idx, &ones).unwrap();
+    let e = a.matmul(&b).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Memory, "{e}");
+    // Small products still run.
+    let c = crossover::sparse::Csr::from_triplets(2, 1, &[0, 1], &[0, 0], &[1.0f64, 2.0]).unwrap();
+    let d = crossover::sparse::Csr::from_triplets(1, 2, &[0, 0], &[0, 1], &[3.0f64, 4.0]).unwrap();
+    assert_eq!(c.matmul(&d).unwrap().nnz(), 4);
+}
