@@ -5,7 +5,6 @@ use super::{batch_offsets, flop_factor, mat_at, mat_strides, nbytes, output, Fie
 use crate::array::{Array, Value};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::op::LibraryOp;
 use crate::shape::{broadcast_shapes, numel};
 use faer::{Accum, MatMut, Par};
 use rayon::prelude::*;
@@ -14,8 +13,9 @@ use rayon::prelude::*;
 /// task (each single-threaded) instead of parallelising inside each product.
 const BATCH_PARALLEL_MAX_MNK: usize = 96 * 96 * 96;
 
+/// `a @ b` (2-D or batched): a library op description ([`crate::op::Library::MatMul`]).
 #[derive(Debug)]
-struct MatMul {
+pub struct MatMul {
     a_shape: Vec<usize>,
     b_shape: Vec<usize>,
     batch: Vec<usize>,
@@ -77,9 +77,13 @@ pub(crate) fn matmul(a: &Array, b: &Array) -> Result<Array> {
         n,
         dtype,
     };
-    let out = Array::library(Box::new(op), vec![(out_shape, dtype)], vec![a2, b2])
-        .pop()
-        .ok_or_else(|| Error::internal(OP, "library call made no output"))?;
+    let out = Array::library(
+        crate::op::Library::MatMul(op),
+        vec![(out_shape, dtype)],
+        vec![a2, b2],
+    )
+    .pop()
+    .ok_or_else(|| Error::internal(OP, "library call made no output"))?;
     // NumPy removes the dimensions that 1-D operands added.
     let mut final_shape: Vec<isize> = batch.iter().map(|&d| d as isize).collect();
     if !a_vec {
@@ -95,31 +99,31 @@ pub(crate) fn matmul(a: &Array, b: &Array) -> Result<Array> {
     }
 }
 
-impl LibraryOp for MatMul {
-    fn name(&self) -> &'static str {
+impl MatMul {
+    pub fn name(&self) -> &'static str {
         "matmul"
     }
 
-    fn key(&self) -> String {
+    pub fn key(&self) -> String {
         format!(
             "matmul {:?}x{:?} {}",
             self.a_shape, self.b_shape, self.dtype
         )
     }
 
-    fn flops(&self) -> f64 {
+    pub fn flops(&self) -> f64 {
         2.0 * numel(&self.batch) as f64
             * (self.m * self.n * self.k) as f64
             * flop_factor(self.dtype)
     }
 
-    fn bytes(&self) -> f64 {
+    pub fn bytes(&self) -> f64 {
         nbytes(numel(&self.a_shape), self.dtype)
             + nbytes(numel(&self.b_shape), self.dtype)
             + nbytes(numel(&self.batch) * self.m * self.n, self.dtype)
     }
 
-    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+    pub fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
         let [a, b] = inputs else {
             return Err(Error::internal("matmul", "expected two inputs"));
         };
