@@ -1,5 +1,6 @@
 """explain, device policy and info."""
 
+import pytest
 import numpy as np
 
 import crossover as xo

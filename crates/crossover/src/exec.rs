@@ -133,6 +133,7 @@ pub(crate) fn run_plan(
     kernels: &[Kernel],
     plan: &mut Plan,
 ) -> Result<Vec<Measured>> {
+    prepare_skipped(engine, kernels, plan);
     // (planned kernel index, backend) of each run, for the device timings.
     let mut launched: Vec<(usize, &Arc<dyn Backend>)> = Vec::new();
     let result = run_kernels(engine, kernels, plan, &mut launched);
@@ -177,6 +178,29 @@ pub(crate) fn run_plan(
         }
     }
     Ok(measured)
+}
+
+/// Kernels placed elsewhere only because a device would first have to
+/// compile them are compiled there in the background, so the next
+/// evaluation can use that device.
+fn prepare_skipped(engine: &Engine, kernels: &[Kernel], plan: &mut Plan) {
+    for (k, pk) in kernels.iter().zip(plan.kernels.iter_mut()) {
+        let Some(chosen) = pk.predicted().map(|p| p.total_s) else {
+            continue;
+        };
+        for o in &pk.options {
+            let Ok(p) = &o.outcome else { continue };
+            if o.device != pk.device && p.prepare_s > 0.0 && p.total_s - p.prepare_s < chosen {
+                if let Ok(b) = engine.backend(o.device) {
+                    b.prepare_in_background(k);
+                    pk.reason += &format!(
+                        " ({} would be faster once compiled: compiling it in the background)",
+                        o.device
+                    );
+                }
+            }
+        }
+    }
 }
 
 fn run_kernels<'e>(

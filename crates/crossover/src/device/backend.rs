@@ -98,6 +98,11 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn prepare_cost_s(&self, _kernel: &Kernel) -> f64 {
         0.0
     }
+    /// Starts preparing `kernel` in the background (compiling it into the
+    /// kernel cache) without running it, so a later evaluation finds it
+    /// ready. The executor calls it for kernels the planner placed
+    /// elsewhere only because preparing them would have cost too much now.
+    fn prepare_in_background(&self, _kernel: &Kernel) {}
     /// Runs (or enqueues) the kernel. Outputs are valid on this device only
     /// (see [`Residency::set_only`](crate::residency::Residency::set_only)).
     fn run(&self, kernel: &BoundKernel<'_>) -> Result<Vec<Value>>;

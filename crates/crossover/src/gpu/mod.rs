@@ -45,6 +45,8 @@ struct Shared<A: GpuApi> {
     launch: Mutex<()>,
     /// Events of the kernels run since the last `finish`, one list per run.
     pending: Mutex<Vec<Vec<A::Event>>>,
+    /// Variants being compiled in the background.
+    compiling: Mutex<std::collections::HashSet<codegen::Variant>>,
     max_groups: usize,
 }
 
@@ -164,6 +166,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 label,
                 launch: Mutex::new(()),
                 pending: Mutex::new(Vec::new()),
+                compiling: Mutex::new(std::collections::HashSet::new()),
                 max_groups: (info.compute_units.max(1) as usize * 64).clamp(64, 65_535),
             }),
         })
@@ -355,6 +358,38 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
         } else {
             compile_estimate(self.info())
         }
+    }
+
+    fn prepare_in_background(&self, kernel: &Kernel) {
+        let (Some(launch), Some(program)) = (self.plan_kernel(kernel), kernel.program()) else {
+            return;
+        };
+        let sh = Arc::clone(&self.shared);
+        if sh.cache.in_memory(&launch.variant)
+            || !sh
+                .compiling
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(launch.variant.clone())
+        {
+            return;
+        }
+        let program = program.clone();
+        let spawned = std::thread::Builder::new()
+            .name("crossover-gpu-compile".into())
+            .spawn(move || {
+                let v = launch.variant;
+                // A failure here shows again (as an error) when the kernel
+                // is first run on the device.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    sh.cache.get(&sh.api, sh.features, &v, &program)
+                }));
+                sh.compiling
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&v);
+            });
+        drop(spawned);
     }
 
     fn run(&self, k: &BoundKernel<'_>) -> Result<Vec<Value>> {

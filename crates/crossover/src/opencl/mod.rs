@@ -46,8 +46,32 @@ fn device_id(f: &Found) -> cl_device_id {
     f.id as cl_device_id
 }
 
+/// Loads the OpenCL library: `CROSSOVER_OPENCL_LIBRARY` (a path) when set,
+/// else `libOpenCL.so.1` from the usual search path. The handle stays
+/// loaded, so the `opencl3` crate's own load of `libOpenCL.so.1` finds the
+/// same library by its soname. It is loaded `RTLD_LOCAL`: a global ICD
+/// loader would interpose its symbols on a driver that exports the same
+/// names (Oclgrind's runtime does) and send its calls round in circles.
+fn load_library() -> Result<(), String> {
+    let name = std::env::var("CROSSOVER_OPENCL_LIBRARY")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "libOpenCL.so.1".to_string());
+    let c = std::ffi::CString::new(name.clone())
+        .map_err(|_| format!("CROSSOVER_OPENCL_LIBRARY={name:?} is not a valid path"))?;
+    // SAFETY: dlopen with a valid NUL-terminated name; loading the ICD
+    // loader runs its initialisers, which it allows at any time. The handle
+    // is deliberately kept for the life of the process.
+    let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if h.is_null() {
+        return Err(format!("no OpenCL library ({name} cannot be loaded; install an OpenCL ICD loader and a driver, e.g. ocl-icd-libopencl1 and pocl-opencl-icd)"));
+    }
+    Ok(())
+}
+
 /// Every OpenCL device, or why there is none (no libOpenCL, no platform).
 pub fn discover() -> Result<Vec<Found>, String> {
+    load_library()?;
     let guarded = std::panic::catch_unwind(|| -> Result<Vec<Found>, String> {
         let platforms = opencl3::platform::get_platforms().map_err(|e| {
             if e.0 == -2000 {

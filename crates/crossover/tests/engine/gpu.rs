@@ -90,6 +90,47 @@ fn a_chain_of_gpu_kernels_copies_each_input_once() {
     });
 }
 
+/// Runs a child test process, killing it (and failing) after `secs`: a
+/// hang must fail CI, not stall it.
+fn output_within(cmd: &mut std::process::Command, secs: u64) -> std::process::Output {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Drain the pipes on threads so a chatty child cannot block on them.
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = so.read_to_end(&mut v);
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = se.read_to_end(&mut v);
+        v
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed().as_secs() > secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: t_out.join().unwrap(),
+        stderr: t_err.join().unwrap(),
+    }
+}
+
 /// Where Debian's Oclgrind installs its ICD.
 const OCLGRIND_ICD: &str = "/usr/lib/oclgrind/liboclgrind-rt-icd.so";
 
@@ -188,7 +229,7 @@ fn under_oclgrind(plant: bool) -> (bool, String, String) {
     if plant {
         cmd.env("XO_OCLGRIND_PLANT", "1");
     }
-    let out = cmd.output().unwrap();
+    let out = output_within(&mut cmd, 300);
     let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let passed = out.status.success() && stdout.contains("1 passed");
@@ -238,4 +279,252 @@ fn oclgrind_finds_no_race_or_out_of_bounds_access() {
     assert!(ok, "the kernels failed under Oclgrind:\n{stdout}\n{stderr}");
     let reports = oclgrind_reports(&stderr);
     assert!(reports.is_empty(), "Oclgrind reported:\n{stderr}");
+}
+
+/// An engine over a fresh OpenCL backend (its own memory cap and kernel
+/// cache), or `None` without a device.
+fn fresh_opencl(
+    cap: Option<u64>,
+    policy: crossover::Policy,
+) -> Option<std::sync::Arc<crossover::Engine>> {
+    let name = std::env::var("CROSSOVER_TEST_OPENCL").unwrap_or_default();
+    let found = crossover::gpu::discover::find_opencl(Some(&name)).ok()?;
+    let api = crossover::opencl::OpenClApi::open(found).ok()?;
+    let b = crossover::gpu::GpuBackend::new(api, None, cap).ok()?;
+    Some(std::sync::Arc::new(
+        crossover::Engine::new(crossover::Profile::synthetic())
+            .with_gpu(b)
+            .with_policy(policy),
+    ))
+}
+
+#[test]
+fn out_of_device_memory_falls_back_to_the_cpu_or_errors_when_forced() {
+    use crossover::{Error, Policy};
+    // Each buffer of 1 MiB + 4 bytes takes a 2 MiB block: the planner sees
+    // 2 MiB of work under a 3 MiB cap, the allocator runs out at run time.
+    let n = (1 << 18) + 1;
+    let (a, x) = array(&[n], DType::F32, 5, -1.0, 1.0);
+    let Some(auto) = fresh_opencl(Some(3 << 20), Policy::Prefer(DeviceKind::Gpu)) else {
+        assert!(!opencl_required(), "no OpenCL device");
+        return;
+    };
+    let y = a.mul(3.0).unwrap();
+    let plan = auto.evaluate(std::slice::from_ref(&y), None).unwrap();
+    assert_eq!(plan.devices(), vec![DeviceKind::Cpu]);
+    assert!(
+        plan.kernels[0].reason.contains("out of memory"),
+        "{}",
+        plan.kernels[0].reason
+    );
+    let want: Vec<f64> = x.iter().map(|v| v * 3.0).collect();
+    assert_close(
+        &y.to_vec_f64().unwrap(),
+        &want,
+        1e-7,
+        0.0,
+        "fallback result",
+    );
+    let forced = fresh_opencl(Some(3 << 20), Policy::Force(DeviceKind::Gpu)).unwrap();
+    let z = a.mul(4.0).unwrap();
+    match forced.evaluate(std::slice::from_ref(&z), None) {
+        Err(Error::OutOfDeviceMemory { device, .. }) => assert!(device.starts_with("opencl:")),
+        other => panic!("expected an out-of-memory error, got {other:?}"),
+    }
+    // Work that does not fit the cap at all is never planned there.
+    let big = fresh_opencl(Some(1 << 20), Policy::Prefer(DeviceKind::Gpu)).unwrap();
+    let plan = big.plan(&[a.add(1.0).unwrap()], None).unwrap();
+    assert_eq!(plan.devices(), vec![DeviceKind::Cpu]);
+    assert!(
+        plan.kernels[0].reason.contains("device memory"),
+        "{}",
+        plan.kernels[0].reason
+    );
+}
+
+/// Runs one kernel on a backend whose disk cache is `CROSSOVER_KERNEL_CACHE`
+/// and prints the cache's counters (a second process sees the first's
+/// kernels through the disk only).
+#[test]
+#[ignore = "run in child processes by compiled_kernels_are_reused_by_a_second_process"]
+fn kernel_cache_child() {
+    let name = std::env::var("CROSSOVER_TEST_OPENCL").unwrap_or_default();
+    let found = crossover::gpu::discover::find_opencl(Some(&name)).unwrap();
+    let api = crossover::opencl::OpenClApi::open(found).unwrap();
+    let b = std::sync::Arc::new(
+        crossover::gpu::GpuBackend::new(api, crossover::gpu::cache::default_dir(), None).unwrap(),
+    );
+    let e = std::sync::Arc::new(
+        crossover::Engine::new(crossover::Profile::synthetic())
+            .with_gpu_backend(b.clone())
+            .with_policy(crossover::Policy::Force(DeviceKind::Gpu)),
+    );
+    let (a, x) = array(&[777], DType::F64, 8, -1.0, 1.0);
+    let got = e.scope(|| a.mul(a.add(2.5).unwrap()).unwrap().to_vec_f64().unwrap());
+    let want: Vec<f64> = x.iter().map(|v| v * (v + 2.5)).collect();
+    assert_close(&got, &want, 1e-15, 0.0, "cached kernel");
+    let s = b.cache().stats();
+    println!(
+        "CACHE compiled={} loaded={} damaged={}",
+        s.compiled, s.loaded, s.damaged
+    );
+}
+
+fn kernel_cache_child_run(dir: &std::path::Path) -> (u64, u64, u64) {
+    let out = output_within(
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "gpu::kernel_cache_child",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("CROSSOVER_KERNEL_CACHE", dir),
+        300,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout.lines().find(|l| l.starts_with("CACHE ")).unwrap();
+    let num = |k: &str| -> u64 {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(k))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    (num("compiled="), num("loaded="), num("damaged="))
+}
+
+#[test]
+fn compiled_kernels_are_reused_by_a_second_process() {
+    if opencl().is_err() {
+        assert!(!opencl_required(), "no OpenCL device");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("xo-kcache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        kernel_cache_child_run(&dir),
+        (1, 0, 0),
+        "first process compiles"
+    );
+    assert_eq!(
+        kernel_cache_child_run(&dir),
+        (0, 1, 0),
+        "second process loads it"
+    );
+    // Damage every cached file: recompiled, reported, and still right.
+    let mut files = Vec::new();
+    for sub in std::fs::read_dir(&dir).unwrap() {
+        for f in std::fs::read_dir(sub.unwrap().path()).unwrap() {
+            files.push(f.unwrap().path());
+        }
+    }
+    assert!(!files.is_empty());
+    for f in &files {
+        let mut b = std::fs::read(f).unwrap();
+        let last = b.len() - 1;
+        b[last] ^= 0xff;
+        std::fs::write(f, b).unwrap();
+    }
+    assert_eq!(
+        kernel_cache_child_run(&dir),
+        (1, 0, 1),
+        "a damaged file is recompiled"
+    );
+    assert_eq!(kernel_cache_child_run(&dir), (0, 1, 0), "and rewritten");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Checks, in a child process where libOpenCL cannot be loaded, that the
+/// engine says why there is no GPU, computes on the CPU, and that forcing
+/// the GPU is a typed error naming the reason.
+#[test]
+#[ignore = "run in a child process by no_opencl_library_leaves_the_cpu_and_says_why"]
+fn no_opencl_child() {
+    use crossover::{Error, Policy};
+    let why = crossover::gpu::discover::opencl_devices()
+        .as_ref()
+        .unwrap_err();
+    assert!(why.contains("no OpenCL library"), "{why}");
+    let e = crossover::Engine::global();
+    let gpu = e
+        .devices()
+        .into_iter()
+        .find(|d| d.device == DeviceKind::Gpu)
+        .unwrap();
+    assert!(gpu.usable.unwrap_err().contains("no OpenCL library"));
+    let (a, x) = array(&[100], DType::F32, 2, 0.0, 1.0);
+    let y = a.sin().unwrap();
+    assert_close(
+        &y.to_vec_f64().unwrap(),
+        &x.iter().map(|v| v.sin()).collect::<Vec<_>>(),
+        1e-6,
+        0.0,
+        "cpu",
+    );
+    match a.cos().unwrap().eval_with(Policy::Force(DeviceKind::Gpu)) {
+        Err(Error::Device { msg, .. }) => assert!(msg.contains("no OpenCL library"), "{msg}"),
+        other => panic!("expected a device error, got {other:?}"),
+    }
+    println!("NO_OPENCL_OK");
+}
+
+#[test]
+fn no_opencl_library_leaves_the_cpu_and_says_why() {
+    let out = output_within(
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "gpu::no_opencl_child",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("CROSSOVER_OPENCL_LIBRARY", "/nonexistent/libOpenCL.so.1")
+            .env_remove("CROSSOVER_GPU"),
+        300,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("NO_OPENCL_OK"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn views_of_up_to_eight_dims_on_every_engine() {
+    on_every_engine(|e| {
+        for nd in 1..=8usize {
+            let shape: Vec<usize> = (0..nd).map(|d| 2 + (d * 3 + nd) % 4).collect();
+            let n: usize = shape.iter().product();
+            let (a, x) = array(&shape, DType::F64, 40 + nd as u64, -1.0, 1.0);
+            // Reverse the axes, slice every other element of the last, add 1.
+            let perm: Vec<usize> = (0..nd).rev().collect();
+            let t = a.permute(&perm).unwrap();
+            let mut key = vec![crossover::SliceArg::full(); nd];
+            key[nd - 1] = crossover::SliceArg::Range {
+                start: Some(0),
+                stop: None,
+                step: 2,
+            };
+            let v = t.slice(&key).unwrap().add(1.0).unwrap();
+            let got = v.to_vec_f64().unwrap();
+            let tshape: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+            let mut want = Vec::new();
+            for idx in indices(&tshape) {
+                if idx[nd - 1] % 2 == 1 {
+                    continue;
+                }
+                let orig: Vec<usize> = (0..nd).map(|d| idx[nd - 1 - d]).collect();
+                want.push(x[flat(&orig, &shape)] + 1.0);
+            }
+            assert_eq!(got, want, "{} dims on {}", nd, e.name);
+            assert!(n > 0);
+        }
+    });
 }
