@@ -29,6 +29,37 @@ pub struct ExplainArgs {
     /// run on the host) when this machine has none.
     #[arg(long)]
     pub synthetic_gpu: bool,
+    /// Print each kernel's generated code instead of the plan: `ir` (the
+    /// fused program), `opencl` or `cuda` (the kernel source with its
+    /// prelude). Needs no GPU.
+    #[arg(long, value_name = "ir|opencl|cuda")]
+    pub source: Option<String>,
+}
+
+/// Prints the generated code of every kernel computing `y`.
+fn print_sources(y: &Array, what: &str) -> Result<(), String> {
+    use crossover::gpu::codegen::Dialect;
+    let dialect = match what {
+        "ir" => None,
+        "opencl" | "cl" => Some(Dialect::OpenCl),
+        "cuda" => Some(Dialect::Cuda),
+        other => return Err(format!("--source {other}: expected ir, opencl or cuda")),
+    };
+    let kernels = crossover::lower(std::slice::from_ref(y)).map_err(|e| e.to_string())?;
+    for (i, k) in kernels.iter().enumerate() {
+        println!("// kernel {i}: {} over {:?}", k.name(), k.shape);
+        match (dialect, k.program()) {
+            (None, Some(p)) => println!("{p}"),
+            (Some(d), Some(_)) => {
+                print!(
+                    "{}",
+                    crossover::gpu::kernel_source(k, d).unwrap_or_default()
+                )
+            }
+            (_, None) => println!("// a library call: no generated code"),
+        }
+    }
+    Ok(())
 }
 
 fn parse_dtype(s: &str) -> Result<DType, String> {
@@ -87,6 +118,15 @@ pub fn run(args: &ExplainArgs) -> Result<(), String> {
         )
     };
     let mut gen = Generator::new(0);
+    if let Some(what) = &args.source {
+        // Code only: lazy inputs, nothing runs.
+        let mut inputs = Vec::new();
+        for name in expr.names() {
+            inputs.push((name, Array::placeholder(&args.shape, dtype).map_err(err)?));
+        }
+        let vars: Vec<(&str, &Array)> = inputs.iter().map(|(n, a)| (n.as_str(), a)).collect();
+        return print_sources(&expr.eval(&vars).map_err(err)?, what);
+    }
     let mut inputs: Vec<(String, Array)> = Vec::new();
     for name in expr.names() {
         let a = if args.run {
@@ -193,6 +233,7 @@ mod tests {
             device: None,
             run,
             synthetic_gpu: false,
+            source: None,
         }
     }
 

@@ -33,6 +33,27 @@ pub fn run() -> Result<(), String> {
             (Err(why), _) => println!("  {:<4} not usable: {why}", d.device.name()),
         }
     }
+    match crossover::gpu::discover::opencl_devices() {
+        Err(why) => println!("opencl:    {why}"),
+        Ok(found) => {
+            println!(
+                "opencl:    (CROSSOVER_GPU=opencl:<name> selects one; CPU devices only when named)"
+            );
+            let chosen = crossover::gpu::discover::selected()
+                .ok()
+                .map(|f| f.info.name.clone());
+            for f in found {
+                let used = chosen.as_deref() == Some(f.info.name.as_str());
+                println!(
+                    "  {} {} on {}",
+                    if used { "*" } else { "-" },
+                    f.info.describe(),
+                    f.platform
+                );
+            }
+        }
+    }
+    println!("cuda:      the CUDA backend is not built yet");
     println!(
         "policy:    {} (CROSSOVER_DEVICE={})",
         engine.policy(),

@@ -381,8 +381,18 @@ pub fn info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("version", crossover::VERSION)?;
     d.set_item("simd", crossover::cpu::simd::level().name())?;
     d.set_item("threads", crossover::cpu::threads())?;
-    d.set_item("devices", vec!["cpu"])?;
-    d.set_item("gpu", crate::device::NO_GPU)?;
+    let mut devices = vec!["cpu"];
+    if crate::device::gpu_unusable().is_none() {
+        devices.push("gpu");
+    }
+    d.set_item("devices", devices)?;
+    d.set_item("gpu", crate::device::gpu_status())?;
+    let e = crossover::Engine::global();
+    let runs = PyDict::new(py);
+    for k in [crossover::DeviceKind::Cpu, crossover::DeviceKind::Gpu] {
+        runs.set_item(k.name(), e.kernels_run(k))?;
+    }
+    d.set_item("kernels_run", runs)?;
     d.set_item("device_policy", crate::device::get_device())?;
     d.set_item("ufuncs", args::UFUNCS.to_vec())?;
     Ok(d)

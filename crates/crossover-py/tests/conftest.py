@@ -1,5 +1,7 @@
 """Shared fixtures: seeded inputs, tolerances, a clean fallback state."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -21,14 +23,29 @@ TOL = {
 }
 
 
+#: The device policy every test starts with: "auto", or "gpu-prefer" when
+#: the suite runs its device tests on an OpenCL device (scripts/test.sh sets
+#: CROSSOVER_TEST_DEVICE with CROSSOVER_GPU=opencl:pocl).
+DEVICE = os.environ.get("CROSSOVER_TEST_DEVICE", "auto")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _device_was_used():
+    """A run on a GPU device must really have run kernels there."""
+    yield
+    if DEVICE != "auto":
+        runs = xo.info()["kernels_run"]
+        assert runs["gpu"] > 0, f"CROSSOVER_TEST_DEVICE={DEVICE} but no kernel ran on the GPU: {runs}"
+
+
 @pytest.fixture(autouse=True)
 def _clean_state():
-    """Every test starts with fallback warnings armed and the auto device."""
+    """Every test starts with fallback warnings armed and the test device."""
     xo.set_fallback("warn")
-    xo.set_device("auto")
+    xo.set_device(DEVICE)
     yield
     xo.set_fallback("warn")
-    xo.set_device("auto")
+    xo.set_device(DEVICE)
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """explain, device policy and info."""
 
+import pytest
 import numpy as np
 
 import crossover as xo
@@ -34,18 +35,25 @@ def test_explain_function(rng):
 
 
 def test_device_context_and_policy(rng):
-    assert xo.get_device() == "auto"
+    start = xo.get_device()
     with xo.device("cpu") as d:
         assert xo.get_device() == "cpu" and "cpu" in repr(d)
         np.testing.assert_allclose(xo.evaluate("a + 1", a=np.ones(3)), 2)
-    assert xo.get_device() == "auto"
+        # The policy reaches the planner: explain says so.
+        e = xo.explain(lambda a: a * 2 + 1, np.ones(1000))
+        assert "policy cpu" in str(e)
+    assert xo.get_device() == start
     xo.set_device("cpu")
     assert xo.get_device() == "cpu"
+    assert "policy cpu" in str(xo.explain(lambda a: a * 2 + 1, np.ones(1000)))
     np.testing.assert_allclose((xo.asarray(np.ones(3)) * 2).numpy(), 2)
+    with pytest.raises(ValueError):
+        xo.set_device("tpu")
 
 
 def test_info():
     i = xo.info()
     assert i["version"] == xo.__version__
-    assert i["threads"] >= 1 and i["simd"] and i["devices"] == ["cpu"]
+    assert i["threads"] >= 1 and i["simd"] and i["devices"][0] == "cpu"
+    assert isinstance(i["gpu"], str) and i["gpu"]  # the GPU's name, or why none
     assert "sin" in i["ufuncs"] and i["numpy"] == np.__version__

@@ -10,12 +10,12 @@
 //! Every storage type has all bit patterns valid (bool is stored as `u8`), so
 //! recycled or fresh (zeroed) memory can be viewed as any element type.
 
-use crate::device::Residency;
 use crate::dtype::{DType, Element};
+use crate::residency::{DeviceMemory, Residency};
 
 use crate::error::{Error, Result};
 use std::ptr::NonNull;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Buffers at least this large are mmapped, huge-page advised and pooled.
 const LARGE: usize = 1 << 20;
@@ -236,15 +236,23 @@ pub fn host_pool_bytes() -> usize {
     POOL.state.lock().map(|s| s.bytes).unwrap_or(0)
 }
 
-/// A typed, contiguous block of host memory holding `len` elements.
+/// A typed, contiguous block of `len` elements: host memory, a device's,
+/// or both (see [`Residency`]).
+///
+/// A buffer a device kernel wrote has no host memory until the host needs
+/// its contents ([`crate::residency::ensure_host`]): GPU intermediates
+/// reserve nothing on the host.
 pub struct Buffer {
     dtype: DType,
     len: usize,
-    mem: Option<HostMem>,
+    /// Host memory, allocated on first host use for device-made buffers.
+    mem: OnceLock<HostMem>,
     /// Keeps external memory alive (see [`Buffer::from_external`]).
     owner: Option<Box<dyn std::any::Any + Send + Sync>>,
     /// Where the contents are valid (host and/or a device).
     residency: Residency,
+    /// Plans only: never holds data (see [`Buffer::placeholder`]).
+    placeholder: bool,
 }
 
 impl Buffer {
@@ -262,10 +270,74 @@ impl Buffer {
         Ok(Buffer {
             dtype,
             len,
-            mem: Some(HostMem::alloc(bytes)?),
+            mem: OnceLock::from(HostMem::alloc(bytes)?),
             owner: None,
             residency: Residency::default(),
+            placeholder: false,
         })
+    }
+
+    /// A buffer whose contents exist only in `memory` on a device; host
+    /// memory is allocated when the host first needs the contents.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `len` elements of `dtype` overflow.
+    pub fn device_only(dtype: DType, len: usize, memory: Arc<dyn DeviceMemory>) -> Result<Buffer> {
+        len.checked_mul(dtype.size()).ok_or_else(|| {
+            Error::invalid("alloc", format!("{len} elements of {dtype} overflow"))
+        })?;
+        Ok(Buffer {
+            dtype,
+            len,
+            mem: OnceLock::new(),
+            owner: None,
+            residency: Residency::on_device(memory),
+            placeholder: false,
+        })
+    }
+
+    /// Whether host memory is allocated (it always is for host-made
+    /// buffers; device-made ones get it on first host use).
+    pub fn has_host_memory(&self) -> bool {
+        self.mem.get().is_some()
+    }
+
+    /// The host memory, allocated now if the buffer has none yet.
+    fn host(&self) -> Result<&HostMem> {
+        if let Some(m) = self.mem.get() {
+            return Ok(m);
+        }
+        if self.placeholder {
+            return Err(Error::internal(
+                "read",
+                "a placeholder array has no data (planning only)",
+            ));
+        }
+        let m = HostMem::alloc(self.nbytes())?;
+        if let Err(lost) = self.mem.set(m) {
+            // Another thread allocated first.
+            lost.free();
+        }
+        self.mem
+            .get()
+            .ok_or_else(|| Error::internal("alloc", "host memory not set"))
+    }
+
+    /// Pointer to the host memory (allocated now if needed) for a device
+    /// backend copying the buffer's contents back.
+    ///
+    /// # Safety
+    /// The caller writes at most [`Buffer::nbytes`] bytes, and only while
+    /// the host copy is not valid (no reader holds a slice of it: readers
+    /// go through `ensure_host`, which serialises the copy).
+    pub unsafe fn host_ptr_for_fill(&self) -> Result<*mut u8> {
+        if self.is_external() {
+            return Err(Error::internal(
+                "copy to host",
+                "external buffers are written by their owner only",
+            ));
+        }
+        Ok(self.host()?.ptr.as_ptr())
     }
 
     /// Wraps memory that belongs to another object (a front end's array,
@@ -292,13 +364,14 @@ impl Buffer {
         Buffer {
             dtype,
             len,
-            mem: Some(HostMem {
+            mem: OnceLock::from(HostMem {
                 ptr,
                 cap: len * dtype.size(),
                 kind: MemKind::External,
             }),
             owner: Some(owner),
             residency: Residency::default(),
+            placeholder: false,
         }
     }
 
@@ -316,6 +389,17 @@ impl Buffer {
     /// runtime, e.g. a NumPy array viewing a result without a copy).
     pub fn as_ptr(&self) -> *const u8 {
         self.ptr()
+    }
+
+    /// The contents as bytes. The host copy must be valid (see
+    /// [`crate::residency::ensure_host`]).
+    pub fn host_bytes(&self) -> &[u8] {
+        if self.nbytes() == 0 {
+            return &[];
+        }
+        // SAFETY: the host memory holds nbytes bytes; u8 has no validity or
+        // alignment requirements; `&self` excludes writers.
+        unsafe { std::slice::from_raw_parts(self.ptr(), self.nbytes()) }
     }
 
     /// Copies elements into a new buffer.
@@ -345,12 +429,12 @@ impl Buffer {
     }
 
     fn ptr(&self) -> *mut u8 {
-        match &self.mem {
-            Some(m) => m.ptr.as_ptr(),
-            // A placeholder has nothing to read (the engine turns the panic
-            // into an error); never a slice of a null pointer.
-            None if self.len > 0 => panic!("a placeholder array has no data (planning only)"),
-            None => std::ptr::null_mut(),
+        match self.host() {
+            Ok(m) => m.ptr.as_ptr(),
+            // A placeholder has nothing to read, and a device-made buffer is
+            // read through `ensure_host` (which reports failures as errors);
+            // the engine turns this panic into an error.
+            Err(e) => panic!("host memory: {e}"),
         }
     }
 
@@ -360,15 +444,16 @@ impl Buffer {
         Buffer {
             dtype,
             len,
-            mem: None,
+            mem: OnceLock::new(),
             owner: None,
             residency: Residency::default(),
+            placeholder: true,
         }
     }
 
     /// Whether this is a [`Buffer::placeholder`].
     pub fn is_placeholder(&self) -> bool {
-        self.mem.is_none() && self.len > 0
+        self.placeholder
     }
 
     /// The elements as a typed slice. Panics if `T` is not the storage type

@@ -21,17 +21,19 @@
 //! # Ok::<(), crossover::Error>(())
 //! ```
 
-use crate::array::{Array, Value};
-use crate::cost::{profile_path, History, Profile};
-use crate::device::{self, AtomicPolicy, Backend, CpuBackend, DeviceKind, Policy};
+use crate::array::Array;
+use crate::cost::{profile_path, Profile};
+use crate::cpu::CpuBackend;
+use crate::device::{AtomicPolicy, Backend, DeviceKind, Policy};
 use crate::error::{catch_panic, Error, Result};
+use crate::exec;
 use crate::fuse::fuse;
 use crate::graph::{resolve_ready_view, Graph};
 use crate::plan::{self, Devices, Plan};
 use crate::trace;
-use serde_json::json;
+use std::cell::RefCell;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -66,6 +68,9 @@ pub struct Engine {
     note: String,
     refine: AtomicBool,
     saving: Arc<AtomicBool>,
+    /// Kernels run and copies made, per device (index of [`DeviceKind`]).
+    kernels_run: [AtomicU64; 2],
+    copies: [AtomicU64; 2],
 }
 
 impl std::fmt::Debug for Engine {
@@ -110,12 +115,29 @@ impl Engine {
             note,
             refine: AtomicBool::new(true),
             saving: Arc::new(AtomicBool::new(false)),
+            kernels_run: Default::default(),
+            copies: Default::default(),
         }
     }
 
     /// Attaches a GPU backend.
-    pub fn with_gpu(mut self, gpu: impl Backend + 'static) -> Engine {
-        self.gpu = Ok(Arc::new(gpu));
+    pub fn with_gpu(self, gpu: impl Backend + 'static) -> Engine {
+        self.with_gpu_backend(Arc::new(gpu))
+    }
+
+    /// Attaches a shared GPU backend. When the profile has no numbers for
+    /// the GPU yet, the backend's prior (from what the device reports) is
+    /// added until `crossover calibrate` measures it.
+    pub fn with_gpu_backend(mut self, gpu: Arc<dyn Backend>) -> Engine {
+        if let Some((dev, links)) = gpu.prior() {
+            let st = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+            if st.profile.device(DeviceKind::Gpu).is_none() {
+                st.profile.set_device(dev);
+                st.profile.links.retain(|l| l.from == l.to);
+                st.profile.links.extend(links);
+            }
+        }
+        self.gpu = Ok(gpu);
         self
     }
 
@@ -179,7 +201,10 @@ impl Engine {
                 }
             },
         };
-        let mut engine = Engine::new(profile).with_unusable_gpu(device::gpu_unavailable_reason());
+        let mut engine = match crate::gpu::discover::from_env() {
+            Ok(gpu) => Engine::new(profile).with_gpu_backend(gpu),
+            Err(why) => Engine::new(profile).with_unusable_gpu(why),
+        };
         engine.note = note;
         engine.store = store;
         if let Some(p) = policy {
@@ -195,6 +220,26 @@ impl Engine {
             libc::atexit(at_exit);
         }
         engine
+    }
+
+    /// Kernels this engine has run on `device` so far.
+    pub fn kernels_run(&self, device: DeviceKind) -> u64 {
+        self.kernels_run[device.index()].load(Ordering::Relaxed)
+    }
+
+    /// Copies this engine has made onto `device` so far (inputs copied for
+    /// kernels and explicit moves; copies back to the host on readout are
+    /// made by the buffers themselves and are not counted here).
+    pub fn copies_to(&self, device: DeviceKind) -> u64 {
+        self.copies[device.index()].load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_kernel(&self, device: DeviceKind) {
+        self.kernels_run[device.index()].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn count_copy(&self, device: DeviceKind) {
+        self.copies[device.index()].fetch_add(1, Ordering::Relaxed);
     }
 
     /// The default policy of this engine.
@@ -264,7 +309,7 @@ impl Engine {
         }
     }
 
-    fn backend(&self, d: DeviceKind) -> Result<&Arc<dyn Backend>> {
+    pub(crate) fn backend(&self, d: DeviceKind) -> Result<&Arc<dyn Backend>> {
         self.backend_or_reason(d).map_err(|why| Error::Device {
             op: "run",
             device: d.name().to_string(),
@@ -277,7 +322,9 @@ impl Engine {
         kernels: &[crate::fuse::Kernel],
         policy: Option<Policy>,
     ) -> Result<Plan> {
-        let policy = policy.unwrap_or_else(|| self.policy());
+        let policy = policy
+            .or_else(thread_policy)
+            .unwrap_or_else(|| self.policy());
         let devices = Devices {
             backends: [
                 self.backend_or_reason(DeviceKind::Cpu),
@@ -328,61 +375,12 @@ impl Engine {
             };
             let mut plan = self.plan_kernels(&kernels, policy)?;
             drop(graph);
-            let mut measured = Vec::new();
-            for (k, pk) in kernels.iter().zip(plan.kernels.iter_mut()) {
-                crate::interrupt::check("eval")?;
-                let backend = self.backend(pk.device)?;
-                let mut copy_s = 0.0;
-                for a in plan::kernel_inputs(k) {
-                    let v = input_value(a)?;
-                    let r = v.buffer.residency();
-                    if !r.is_valid_on(pk.device) {
-                        let from = r.locations().iter().next().unwrap_or(DeviceKind::Cpu);
-                        let start = trace::now();
-                        backend.copy_in(&v.buffer)?;
-                        copy_s += start.elapsed().as_secs_f64();
-                        trace::copy_event(
-                            from,
-                            pk.device,
-                            v.buffer.nbytes(),
-                            start,
-                            Some(&pk.name),
-                        );
-                    }
-                }
-                let start = trace::now();
-                let contention = crate::cost::Contention::start();
-                let values = backend.run_kernel(k)?;
-                let seconds = start.elapsed().as_secs_f64();
-                for (node, v) in k.outputs.iter().zip(values) {
-                    node.set_value(v);
-                }
-                let pred = pk.predicted().map(|p| (p.kernel.model_s, p.kernel.seconds));
-                if trace::is_recording() {
-                    trace::kernel_event(
-                        pk.device,
-                        &pk.name,
-                        start,
-                        vec![
-                            ("predicted_us", json!(pred.map_or(0.0, |p| p.1 * 1e6))),
-                            ("bytes", json!(pk.work.bytes)),
-                            ("flops", json!(pk.work.flops())),
-                            ("reason", json!(pk.reason)),
-                        ],
-                    );
-                }
-                pk.measured_s = Some(seconds);
-                pk.measured_copy_s = Some(copy_s);
-                // Times taken while competing for the cores teach nothing.
-                let learn = backend.measures() && !contention.contended(seconds);
-                if let Some((model_s, _)) = pred.filter(|_| learn) {
-                    measured.push((
-                        History::key(pk.device, &pk.key, pk.work.points),
-                        model_s,
-                        seconds,
-                    ));
-                }
-            }
+            let run = exec::run_plan(self, &kernels, &mut plan);
+            // External host memory (a NumPy array) may change before the
+            // next evaluation: its device copies are not trusted beyond this
+            // one unless pinned by an explicit `to_device`.
+            exec::forget_external_copies(&kernels);
+            let measured = run?;
             plan.ran = true;
             for o in outputs {
                 if !resolve_ready_view(o) {
@@ -422,8 +420,12 @@ impl Engine {
             let from = r.locations().iter().next().unwrap_or(DeviceKind::Cpu);
             let start = trace::now();
             backend.copy_in(&v.buffer)?;
+            self.count_copy(device);
+            backend.finish()?;
             trace::copy_event(from, device, v.buffer.nbytes(), start, Some("to_device"));
         }
+        // An explicit move vouches that the host data stays as it is.
+        r.pin();
         Ok(())
     }
 
@@ -486,13 +488,77 @@ impl Engine {
     }
 }
 
-/// The value of a kernel input: ready, or a view of a ready node.
-fn input_value(a: &Array) -> Result<Value> {
-    if !a.is_ready() {
-        resolve_ready_view(a);
+thread_local! {
+    /// Engines made current on this thread by [`Engine::scope`], innermost last.
+    static SCOPED_ENGINES: RefCell<Vec<Arc<Engine>>> = const { RefCell::new(Vec::new()) };
+    /// Policies pushed on this thread ([`push_thread_policy`]), innermost last.
+    static SCOPED_POLICIES: RefCell<Vec<Policy>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Engine {
+    /// Runs `f` with this engine as the current engine of this thread:
+    /// [`Array::eval`], readouts and explain inside `f` use it instead of
+    /// [`Engine::global`]. Test suites run one body on every engine this way.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use crossover::{Array, DeviceKind, Engine, Policy, Profile};
+    /// use crossover::device::SyntheticGpu;
+    /// let gpu = Arc::new(Engine::new(Profile::synthetic()).with_gpu(SyntheticGpu::new())
+    ///     .with_policy(Policy::Force(DeviceKind::Gpu)));
+    /// let y = Array::from_vec(vec![1.0f32, 2.0], &[2])?.mul(3.0)?;
+    /// let v = gpu.scope(|| y.to_vec::<f32>())?;
+    /// assert_eq!(v, vec![3.0, 6.0]);
+    /// # Ok::<(), crossover::Error>(())
+    /// ```
+    pub fn scope<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
+        struct Pop;
+        impl Drop for Pop {
+            fn drop(&mut self) {
+                SCOPED_ENGINES.with(|s| s.borrow_mut().pop());
+            }
+        }
+        SCOPED_ENGINES.with(|s| s.borrow_mut().push(Arc::clone(self)));
+        let _pop = Pop;
+        f()
     }
-    a.ready_value()
-        .ok_or_else(|| Error::internal("eval", format!("input {a:?} is not computed")))
+}
+
+/// Runs `f` with the engine current on this thread ([`Engine::scope`], else
+/// the global one).
+pub fn with_current<R>(f: impl FnOnce(&Engine) -> R) -> R {
+    let scoped = SCOPED_ENGINES.with(|s| s.borrow().last().cloned());
+    match scoped {
+        Some(e) => f(&e),
+        None => f(Engine::global()),
+    }
+}
+
+/// Makes `policy` the default of this thread's evaluations (above the
+/// engine's own) until [`pop_thread_policies`] truncates it away; returns
+/// the depth to truncate to. Python's `with crossover.device(...)` uses it.
+pub fn push_thread_policy(policy: Policy) -> usize {
+    SCOPED_POLICIES.with(|s| {
+        let mut s = s.borrow_mut();
+        s.push(policy);
+        s.len() - 1
+    })
+}
+
+/// Drops this thread's pushed policies down to `depth` entries.
+pub fn pop_thread_policies(depth: usize) {
+    SCOPED_POLICIES.with(|s| s.borrow_mut().truncate(depth));
+}
+
+/// The innermost policy pushed on this thread, if any.
+pub fn thread_policy() -> Option<Policy> {
+    SCOPED_POLICIES.with(|s| s.borrow().last().copied())
+}
+
+/// The policy evaluations on this thread use by default: the innermost
+/// pushed one, else the current engine's.
+pub fn effective_policy() -> Policy {
+    thread_policy().unwrap_or_else(|| with_current(|e| e.policy()))
 }
 
 /// Sets the process-wide policy (`auto`, or forced `cpu`/`gpu`).

@@ -80,6 +80,14 @@ pub enum Error {
         device: String,
         msg: String,
     },
+    /// A device ran out of memory (under the `auto` policy the kernel then
+    /// runs on the CPU instead, and explain says so).
+    #[error("{op}: device {device} is out of memory: {msg}")]
+    OutOfDeviceMemory {
+        op: &'static str,
+        device: String,
+        msg: String,
+    },
     /// Reading or writing a file (profile, trace, report) failed.
     #[error("{op}: {path}: {msg}")]
     Io {
@@ -165,7 +173,7 @@ impl Error {
             Error::DType { .. } => ErrorKind::Type,
             Error::Parse { .. } | Error::UnknownName { .. } => ErrorKind::Parse,
             Error::Numerical { .. } => ErrorKind::Numerical,
-            Error::Device { .. } => ErrorKind::Device,
+            Error::Device { .. } | Error::OutOfDeviceMemory { .. } => ErrorKind::Device,
             Error::Io { .. } => ErrorKind::Io,
             Error::Internal { .. } => ErrorKind::Internal,
             Error::OutOfMemory { .. } => ErrorKind::Memory,

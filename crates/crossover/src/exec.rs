@@ -1,15 +1,348 @@
-//! Lowering, step 3: run the kernels in order and store their results.
-//!
-//! The executor itself is [`Engine::evaluate`](crate::Engine::evaluate): it
-//! plans each kernel's device ([`crate::plan`]), copies inputs that are not
-//! valid there, runs the kernel on that backend, and records measured
-//! beside predicted times. These are the process-wide entry points.
+//! Lowering, step 3: walk a plan. For each kernel, bind its inputs to
+//! buffers ([`bind`]), copy those not valid on its device, run it on that
+//! backend, store its results, and record measured beside predicted times
+//! (device-measured times from [`Backend::finish`] where the backend has
+//! them). [`Engine::evaluate`](crate::Engine::evaluate) plans and calls
+//! [`run_plan`]; the functions at the end are the process-wide entry points.
 
-use crate::array::Array;
+use crate::array::{Array, Value};
+use crate::cost::History;
+use crate::device::{Backend, BoundBody, BoundKernel, BoundSource, DeviceKind, Policy};
 use crate::engine::Engine;
-use crate::error::{catch_panic, Result};
-use crate::fuse::{fuse, Kernel};
-use crate::graph::Graph;
+use crate::error::{catch_panic, Error, Result};
+use crate::fuse::{fuse, Kernel, KernelBody, KernelSource};
+use crate::graph::{resolve_ready_view, Graph};
+use crate::op::Op;
+use crate::plan::{self, Plan};
+use crate::trace;
+use serde_json::json;
+use std::sync::Arc;
+
+/// The value of a kernel input: ready, or a view of a ready node.
+fn input_value(a: &Array) -> Result<Value> {
+    if !a.is_ready() {
+        resolve_ready_view(a);
+    }
+    a.ready_value()
+        .ok_or_else(|| Error::internal("eval", format!("input {a:?} is not computed")))
+}
+
+/// Resolves `k`'s inputs to buffers: what a backend runs.
+pub(crate) fn bind(k: &Kernel) -> Result<BoundKernel<'_>> {
+    let (body, outputs) = match &k.body {
+        KernelBody::Fused {
+            program,
+            sources,
+            reduce,
+        } => {
+            let mut bound = Vec::with_capacity(sources.len());
+            for s in sources {
+                bound.push(match s {
+                    KernelSource::Buffer { array, layout } => BoundSource::Buffer {
+                        buffer: input_value(array)?.buffer,
+                        layout: layout.clone(),
+                    },
+                    KernelSource::Index { layout } => BoundSource::Index {
+                        layout: layout.clone(),
+                    },
+                });
+            }
+            let outputs = k
+                .outputs
+                .iter()
+                .map(|o| (o.shape().to_vec(), o.dtype()))
+                .collect();
+            (
+                BoundBody::Fused {
+                    program,
+                    sources: bound,
+                    reduce: reduce.as_ref(),
+                },
+                outputs,
+            )
+        }
+        KernelBody::Library { call, inputs } => {
+            let values = inputs.iter().map(input_value).collect::<Result<_>>()?;
+            (
+                BoundBody::Library {
+                    op: &call.op,
+                    inputs: values,
+                },
+                call.outputs.clone(),
+            )
+        }
+    };
+    Ok(BoundKernel {
+        name: k.name(),
+        shape: &k.shape,
+        outputs,
+        body,
+    })
+}
+
+/// Buffers a bound kernel reads.
+fn input_buffers<'a>(b: &'a BoundKernel<'_>) -> Vec<&'a Arc<crate::buffer::Buffer>> {
+    match &b.body {
+        BoundBody::Fused { sources, .. } => sources
+            .iter()
+            .filter_map(|s| match s {
+                BoundSource::Buffer { buffer, .. } => Some(buffer),
+                BoundSource::Index { .. } => None,
+            })
+            .collect(),
+        BoundBody::Library { inputs, .. } => inputs.iter().map(|v| &v.buffer).collect(),
+    }
+}
+
+/// Checks a backend's results against what the kernel declared.
+fn check_results(b: &BoundKernel<'_>, values: &[Value]) -> Result<()> {
+    if values.len() != b.outputs.len() {
+        return Err(Error::internal(
+            "eval",
+            format!(
+                "{} returned {} values for {} outputs",
+                b.name,
+                values.len(),
+                b.outputs.len()
+            ),
+        ));
+    }
+    for (v, (shape, dtype)) in values.iter().zip(&b.outputs) {
+        if &v.layout.shape != shape || v.buffer.dtype() != *dtype || !v.layout.is_contiguous() {
+            return Err(Error::internal(
+                "eval",
+                format!(
+                    "{} returned {:?} {} where {shape:?} {dtype} contiguous was declared",
+                    b.name,
+                    v.layout.shape,
+                    v.buffer.dtype()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A measured run for the history: (key, modelled seconds, measured seconds).
+pub(crate) type Measured = (String, f64, f64);
+
+/// Runs `kernels` as `plan` places them, filling its measured times.
+/// Returns the measurements that may refine the profile.
+pub(crate) fn run_plan(
+    engine: &Engine,
+    kernels: &[Kernel],
+    plan: &mut Plan,
+) -> Result<Vec<Measured>> {
+    prepare_skipped(engine, kernels, plan);
+    let mut launched: Vec<Launched> = Vec::new();
+    let result = run_kernels(engine, kernels, plan, &mut launched);
+    // Always collect what the devices finished (also after an error, so no
+    // work is left queued).
+    let mut devices: Vec<&Arc<dyn Backend>> = Vec::new();
+    for (_, b, _) in &launched {
+        if !devices.iter().any(|d| Arc::ptr_eq(d, b)) {
+            devices.push(b);
+        }
+    }
+    let mut finish_err = None;
+    for backend in devices {
+        match backend.finish() {
+            Ok(times) => {
+                let mine = launched
+                    .iter()
+                    .filter(|(_, b, _)| Arc::ptr_eq(b, backend))
+                    .map(|(i, _, _)| *i);
+                for (i, t) in mine.zip(times) {
+                    if let Some(t) = t {
+                        plan.kernels[i].measured_s = Some(t);
+                    }
+                }
+            }
+            Err(e) => finish_err = finish_err.or(Some(e)),
+        }
+    }
+    result?;
+    if let Some(e) = finish_err {
+        return Err(e);
+    }
+    let mut measured = Vec::new();
+    for (i, pk) in plan.kernels.iter().enumerate() {
+        // Times taken while competing for the cores teach nothing.
+        let real = launched
+            .iter()
+            .any(|(j, b, contended)| *j == i && b.measures() && !contended);
+        if let (true, Some(p), Some(s)) = (real, pk.predicted(), pk.measured_s) {
+            measured.push((
+                History::key(pk.device, &pk.key, pk.work.points),
+                p.kernel.model_s,
+                s,
+            ));
+        }
+    }
+    Ok(measured)
+}
+
+/// Kernels placed elsewhere only because a device would first have to
+/// compile them are compiled there in the background, so the next
+/// evaluation can use that device.
+fn prepare_skipped(engine: &Engine, kernels: &[Kernel], plan: &mut Plan) {
+    for (k, pk) in kernels.iter().zip(plan.kernels.iter_mut()) {
+        let Some(chosen) = pk.predicted().map(|p| p.total_s) else {
+            continue;
+        };
+        for o in &pk.options {
+            let Ok(p) = &o.outcome else { continue };
+            if o.device != pk.device && p.prepare_s > 0.0 && p.total_s - p.prepare_s < chosen {
+                if let Ok(b) = engine.backend(o.device) {
+                    b.prepare_in_background(k);
+                    pk.reason += &format!(
+                        " ({} would be faster once compiled: compiling it in the background)",
+                        o.device
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// (planned kernel index, backend, whether the run competed for the
+/// cores) of each kernel run, for the device timings and the history.
+type Launched<'e> = (usize, &'e Arc<dyn Backend>, bool);
+
+fn run_kernels<'e>(
+    engine: &'e Engine,
+    kernels: &[Kernel],
+    plan: &mut Plan,
+    launched: &mut Vec<Launched<'e>>,
+) -> Result<()> {
+    for (i, (k, pk)) in kernels.iter().zip(plan.kernels.iter_mut()).enumerate() {
+        crate::interrupt::check("eval")?;
+        if let KernelBody::Library { call, .. } = &k.body {
+            if let Some(results) = call.results() {
+                // Another output of this call asked for it earlier.
+                store_library(k, results)?;
+                pk.measured_s = Some(0.0);
+                pk.measured_copy_s = Some(0.0);
+                continue;
+            }
+        }
+        let bound = bind(k)?;
+        let mut copy_s = 0.0;
+        let start = trace::now();
+        let contention = crate::cost::Contention::start();
+        let (values, backend) = match run_on(engine, pk.device, &bound, &pk.name, &mut copy_s) {
+            Err(Error::OutOfDeviceMemory { op, device, msg })
+                if pk.device != DeviceKind::Cpu && !matches!(plan.policy, Policy::Force(_)) =>
+            {
+                // Under auto (or a preference) a kernel that does not fit
+                // on the device runs on the CPU; explain says why.
+                pk.reason = format!(
+                    "ran on the CPU instead: {op}: device {device} is out of memory ({msg})"
+                );
+                pk.device = DeviceKind::Cpu;
+                run_on(engine, DeviceKind::Cpu, &bound, &pk.name, &mut copy_s)?
+            }
+            r => r?,
+        };
+        let seconds = start.elapsed().as_secs_f64() - copy_s;
+        launched.push((i, backend, contention.contended(seconds)));
+        engine.count_kernel(pk.device);
+        check_results(&bound, &values)?;
+        drop(bound);
+        match &k.body {
+            KernelBody::Library { call, .. } => {
+                let _ = call.results.set(values);
+                let results = call
+                    .results()
+                    .ok_or_else(|| Error::internal("eval", "library results not stored"))?;
+                store_library(k, results)?;
+            }
+            KernelBody::Fused { .. } => {
+                for (node, v) in k.outputs.iter().zip(values) {
+                    node.set_value(v);
+                }
+            }
+        }
+        if trace::is_recording() {
+            let pred = pk.predicted().map_or(0.0, |p| p.kernel.seconds);
+            trace::kernel_event(
+                pk.device,
+                &pk.name,
+                start,
+                vec![
+                    ("predicted_us", json!(pred * 1e6)),
+                    ("bytes", json!(pk.work.bytes)),
+                    ("flops", json!(pk.work.flops())),
+                    ("reason", json!(pk.reason)),
+                ],
+            );
+        }
+        pk.measured_s = Some(seconds);
+        pk.measured_copy_s = Some(copy_s);
+    }
+    Ok(())
+}
+
+/// Copies `bound`'s inputs that are not valid on `device` there, then runs
+/// it there. Adds the copies' seconds to `copy_s`.
+fn run_on<'e>(
+    engine: &'e Engine,
+    device: DeviceKind,
+    bound: &BoundKernel<'_>,
+    name: &str,
+    copy_s: &mut f64,
+) -> Result<(Vec<Value>, &'e Arc<dyn Backend>)> {
+    let backend = engine.backend(device)?;
+    for buffer in input_buffers(bound) {
+        let r = buffer.residency();
+        if !r.is_valid_on(device) {
+            let from = r.locations().iter().next().unwrap_or(DeviceKind::Cpu);
+            let start = trace::now();
+            backend.copy_in(buffer)?;
+            engine.count_copy(device);
+            *copy_s += start.elapsed().as_secs_f64();
+            trace::copy_event(from, device, buffer.nbytes(), start, Some(name));
+        }
+    }
+    Ok((backend.run(bound)?, backend))
+}
+
+/// Sets the value of each output node of a library kernel from the call's
+/// results.
+fn store_library(k: &Kernel, results: &[Value]) -> Result<()> {
+    for o in &k.outputs {
+        match o.op() {
+            Op::Library { output, .. } => {
+                let v = results
+                    .get(*output)
+                    .ok_or_else(|| Error::internal("eval", "library output out of range"))?;
+                o.set_value(v.clone());
+            }
+            _ => {
+                return Err(Error::internal(
+                    "library kernel",
+                    "output is not a library node",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Drops device copies of external (front-end owned) input buffers that
+/// were not pinned by an explicit move: their host data may change.
+pub(crate) fn forget_external_copies(kernels: &[Kernel]) {
+    for k in kernels {
+        for a in plan::kernel_inputs(k) {
+            if let Some(v) = a.ready_value() {
+                let r = v.buffer.residency();
+                if v.buffer.is_external() && !r.is_pinned() {
+                    r.forget(DeviceKind::Gpu);
+                }
+            }
+        }
+    }
+}
 
 /// What one kernel did in a run.
 #[derive(Clone, Debug)]
@@ -51,15 +384,16 @@ pub fn lower(outputs: &[Array]) -> Result<Vec<Kernel>> {
     catch_panic("lower", || fuse(&Graph::collect(outputs)))
 }
 
-/// Computes `outputs` (and what they need) now, placed by the process-wide
-/// [`Engine`](crate::Engine).
+/// Computes `outputs` (and what they need) now, placed by the current
+/// [`Engine`](crate::Engine) of this thread (the process-wide one unless
+/// [`Engine::scope`](crate::Engine::scope) set another).
 pub fn evaluate(outputs: &[Array]) -> Result<()> {
-    Engine::global().evaluate(outputs, None).map(|_| ())
+    crate::engine::with_current(|e| e.evaluate(outputs, None)).map(|_| ())
 }
 
 /// Like [`evaluate`], returning what each kernel did.
 pub fn evaluate_with_report(outputs: &[Array]) -> Result<Vec<KernelRun>> {
-    let plan = Engine::global().evaluate(outputs, None)?;
+    let plan = crate::engine::with_current(|e| e.evaluate(outputs, None))?;
     Ok(plan
         .kernels
         .into_iter()

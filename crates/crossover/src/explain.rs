@@ -126,9 +126,14 @@ fn kernel(f: &mut fmt::Formatter<'_>, i: usize, k: &PlannedKernel) -> fmt::Resul
                         si(p.copy_bytes as f64)
                     )
                 };
+                let compile = if p.prepare_s > 0.0 {
+                    format!(" + compile {} (not in the kernel cache)", time(p.prepare_s))
+                } else {
+                    String::new()
+                };
                 writeln!(
                     f,
-                    "  {mark}{:<4}    : predicted {} = kernel {} [{}] + {copies}",
+                    "  {mark}{:<4}    : predicted {} = kernel {} [{}] + {copies}{compile}",
                     o.device.name(),
                     time(p.total_s),
                     time(p.kernel.seconds),

@@ -7,7 +7,6 @@ use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::rng::{Distribution, RandomKey};
 use crate::shape::ViewOp;
-use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 /// Elementwise functions of one argument.
@@ -276,22 +275,59 @@ pub enum Op {
 /// A library operation: its own kernel, never fused into an elementwise
 /// chain (its inputs are materialised first; its outputs feed fusion).
 ///
-/// Implementations validate shapes and dtypes when the call is recorded
-/// (in the `Array` method that makes it) and describe their outputs then.
-pub trait LibraryOp: Send + Sync + fmt::Debug {
+/// A closed set of descriptions: every backend implements or declines each
+/// variant by name in its `check`, so a new op is a compile error in every
+/// backend until it says what it does with it. Descriptions validate shapes
+/// and dtypes when the call is recorded (in the `Array` method that makes
+/// it) and describe their outputs then.
+#[derive(Debug)]
+pub enum Library {
+    /// `a @ b`, 2-D or batched.
+    MatMul(crate::linalg::MatMul),
+    /// Factorisations and solvers (solve, cholesky, qr, inv, det, svd, eigh).
+    Dense(crate::linalg::Dense),
+    /// Fourier transforms.
+    Fft(crate::fft::FftOp),
+    /// A CSR matrix times a dense vector or matrix.
+    SparseDense(crate::sparse::SpMM),
+}
+
+/// Runs `$body` with `$x` bound to the description inside `$lib`.
+macro_rules! each_library {
+    ($lib:expr, $x:ident => $body:expr) => {
+        match $lib {
+            Library::MatMul($x) => $body,
+            Library::Dense($x) => $body,
+            Library::Fft($x) => $body,
+            Library::SparseDense($x) => $body,
+        }
+    };
+}
+
+impl Library {
     /// Short name for explain and errors (`"matmul"`, `"svd"`...).
-    fn name(&self) -> &'static str;
+    pub fn name(&self) -> &'static str {
+        each_library!(self, x => x.name())
+    }
     /// Canonical key (name plus the shapes/dtypes that change its cost),
     /// for timing history and compiled-plan caches.
-    fn key(&self) -> String;
+    pub fn key(&self) -> String {
+        each_library!(self, x => x.key())
+    }
     /// Floating-point operations (for the cost model).
-    fn flops(&self) -> f64;
+    pub fn flops(&self) -> f64 {
+        each_library!(self, x => x.flops())
+    }
     /// Bytes read and written (for the cost model).
-    fn bytes(&self) -> f64;
+    pub fn bytes(&self) -> f64 {
+        each_library!(self, x => x.bytes())
+    }
     /// Runs on the CPU. `inputs` are the values of the call's input arrays
-    /// (any layout); returns one value per output, each row-major
-    /// contiguous with the output's shape and dtype.
-    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>>;
+    /// (any layout, valid on the host); returns one value per output, each
+    /// row-major contiguous with the output's shape and dtype.
+    pub fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+        each_library!(self, x => x.run_cpu(inputs))
+    }
 }
 
 /// One recorded library call: the op, its outputs' shapes and dtypes, and
@@ -299,13 +335,13 @@ pub trait LibraryOp: Send + Sync + fmt::Debug {
 /// recompute the call.
 #[derive(Debug)]
 pub struct LibraryCall {
-    pub op: Box<dyn LibraryOp>,
+    pub op: Library,
     pub outputs: Vec<(Vec<usize>, DType)>,
     pub(crate) results: OnceLock<Vec<Value>>,
 }
 
 impl LibraryCall {
-    pub fn new(op: Box<dyn LibraryOp>, outputs: Vec<(Vec<usize>, DType)>) -> Arc<LibraryCall> {
+    pub fn new(op: Library, outputs: Vec<(Vec<usize>, DType)>) -> Arc<LibraryCall> {
         Arc::new(LibraryCall {
             op,
             outputs,

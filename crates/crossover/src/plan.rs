@@ -30,7 +30,10 @@ pub struct Prediction {
     pub copy_bytes: usize,
     /// Predicted seconds of those copies.
     pub copy_s: f64,
-    /// `kernel.seconds + copy_s`.
+    /// Predicted seconds of preparing the kernel first (compiling a GPU
+    /// kernel that is not in the cache yet).
+    pub prepare_s: f64,
+    /// `kernel.seconds + copy_s + prepare_s`.
     pub total_s: f64,
 }
 
@@ -256,6 +259,21 @@ pub(crate) fn plan(
                     });
                 }
             },
+            Policy::Prefer(d) => match &options[d.index()].outcome {
+                Ok(p) => (
+                    d,
+                    Choice::Forced,
+                    format!(
+                        "preferred by policy '{}' (predicted {})",
+                        policy.name(),
+                        ms(p.total_s)
+                    ),
+                ),
+                Err(why) => {
+                    let (dev, choice, reason) = choose(&options, &usable)?;
+                    (dev, choice, format!("{d} cannot run it ({why}); {reason}"))
+                }
+            },
             Policy::Auto => choose(&options, &usable)?,
         };
         // Update residency: copied inputs are now valid on `device` too;
@@ -356,14 +374,17 @@ fn predict_on(
     let backend = devices.backends[d.index()].map_err(|why| why.to_string())?;
     backend.check(k)?;
     if let Some(mem) = backend.memory_bytes() {
-        if working_set as u64 > mem {
+        let held = backend.memory_held();
+        if working_set as u64 + held > mem {
             return Err(format!(
-                "needs {}B of device memory for its inputs and outputs, the device has {}B",
+                "needs {}B of device memory for its inputs and outputs, and {}B of the device's {}B are in use",
                 crate::explain::si(working_set as f64),
+                crate::explain::si(held as f64),
                 crate::explain::si(mem as f64)
             ));
         }
     }
+    let prepare_s = backend.prepare_cost_s(k);
     let kernel = profile.predict_kernel(d, work);
     let (mut copies, mut copy_bytes, mut copy_s) = (0, 0, 0.0);
     for (_, bytes, locs) in inputs {
@@ -376,10 +397,11 @@ fn predict_on(
         }
     }
     Ok(Prediction {
-        total_s: kernel.seconds + copy_s,
+        total_s: kernel.seconds + copy_s + prepare_s,
         kernel,
         copies,
         copy_bytes,
         copy_s,
+        prepare_s,
     })
 }

@@ -182,8 +182,12 @@ impl Layout {
         numel(&self.shape)
     }
 
-    /// Row-major contiguous (any offset); size-1 dims may have any stride.
+    /// Row-major contiguous (any offset); size-1 dims may have any stride;
+    /// an empty layout is contiguous.
     pub fn is_contiguous(&self) -> bool {
+        if self.shape.contains(&0) {
+            return true;
+        }
         let mut expect = 1isize;
         for d in (0..self.shape.len()).rev() {
             if self.shape[d] != 1 && self.strides[d] != expect {

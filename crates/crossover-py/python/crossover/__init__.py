@@ -17,8 +17,9 @@ Entry points:
 * ``random.default_rng(seed)`` -- Philox random numbers, lazily generated.
 * ``linalg``, ``fft``, ``sparse`` -- library ops (faer, rustfft, CSR), also
   reached through ``np.linalg``/``np.fft``/``@`` on crossover arrays.
-* ``set_device`` / ``device`` -- where work runs ("auto", "cpu"; "gpu" raises
-  ``DeviceError``: this build has no GPU backend).
+* ``set_device`` / ``device`` -- where work runs: "auto" (the cost model),
+  "cpu", "gpu" (forced; ``DeviceError`` when no GPU is usable, naming why),
+  "gpu-prefer" (the GPU where it can run a kernel, else the fastest device).
 """
 
 from __future__ import annotations

@@ -146,7 +146,8 @@ class Explanation:
 
 class device:
     """``with crossover.device("cpu"): ...`` sets the device policy for the
-    block on this thread ("auto", "cpu"; "gpu" raises DeviceError)."""
+    block on this thread ("auto", "cpu", "gpu", "gpu-prefer"; "gpu" raises
+    DeviceError when no GPU is usable)."""
 
     def __init__(self, name: str) -> None: ...
     def __enter__(self) -> device: ...
@@ -183,7 +184,7 @@ class NumericalError(CrossoverError, np.linalg.LinAlgError):
     """A numerical failure (singular, not positive definite, non-finite)."""
 
 class DeviceError(CrossoverError, RuntimeError):
-    """A device cannot run the work (no GPU backend in this build)."""
+    """A device cannot run the work (no usable GPU, out of device memory)."""
 
 class FileError(CrossoverError, OSError):
     """Reading or writing a file failed."""
@@ -287,8 +288,8 @@ def explain(target: Any, *args: Any, run: bool = True, **kwargs: Any) -> Explana
     function called with ``args``): fused ops, why each result is written,
     bytes, flops and, when run, measured times."""
 
-def set_device(name: Literal["auto", "cpu", "gpu"]) -> None:
-    """Where work runs; "gpu" raises DeviceError (no GPU backend yet)."""
+def set_device(name: Literal["auto", "cpu", "gpu", "gpu-prefer", "cpu-prefer"]) -> None:
+    """Where work runs; "gpu" raises DeviceError when no GPU is usable."""
 
 def get_device() -> str:
     """The device policy in force on this thread."""

@@ -16,7 +16,7 @@ pub use elementwise::Operand;
 use crate::buffer::Buffer;
 use crate::dtype::{DType, Element, Scalar};
 use crate::error::{Error, Result};
-use crate::op::{LibraryCall, LibraryOp, Op};
+use crate::op::{Library, LibraryCall, Op};
 use crate::rng::{Distribution, Generator};
 use crate::shape::{numel, Layout};
 use std::fmt;
@@ -333,12 +333,12 @@ impl Array {
     }
 
     /// Records a library call with `inputs` and returns one array per
-    /// output (see [`LibraryOp`]).
+    /// output (see [`Library`]).
     ///
     /// # Errors
     /// [`Error::TooBig`] when an output's byte count overflows.
     pub fn library(
-        op: Box<dyn LibraryOp>,
+        op: Library,
         outputs: Vec<(Vec<usize>, DType)>,
         inputs: Vec<Array>,
     ) -> Result<Vec<Array>> {
@@ -399,14 +399,13 @@ impl Array {
     /// this call): `Policy::Force(DeviceKind::Gpu)` errors, naming why, when
     /// some kernel cannot run on the GPU.
     pub fn eval_with(&self, policy: crate::Policy) -> Result<()> {
-        crate::Engine::global()
-            .evaluate(std::slice::from_ref(self), Some(policy))
+        crate::engine::with_current(|e| e.evaluate(std::slice::from_ref(self), Some(policy)))
             .map(|_| ())
     }
 
     /// Where the computed value is valid (host, gpu, or both); `None` while
     /// the array is pending.
-    pub fn residency(&self) -> Option<crate::device::Locations> {
+    pub fn residency(&self) -> Option<crate::residency::Locations> {
         self.ready_value().map(|v| v.buffer.residency().locations())
     }
 
@@ -414,21 +413,21 @@ impl Array {
     /// times per device, copies, the choice and its reason), without
     /// running anything. `to_string()` gives the readable report.
     pub fn explain(&self) -> Result<crate::Plan> {
-        crate::Engine::global().plan(std::slice::from_ref(self), None)
+        crate::engine::with_current(|e| e.plan(std::slice::from_ref(self), None))
     }
 
     /// The computed value, valid on the host (evaluating first if needed,
     /// and copying it back from a device if it lives only there).
     pub fn value(&self) -> Result<Value> {
         if let Some(v) = self.ready_value() {
-            crate::device::ensure_host(&v)?;
+            crate::residency::ensure_host(&v)?;
             return Ok(v);
         }
         self.eval()?;
         let v = self
             .ready_value()
             .ok_or_else(|| Error::internal("eval", "node not ready after evaluation"))?;
-        crate::device::ensure_host(&v)?;
+        crate::residency::ensure_host(&v)?;
         Ok(v)
     }
 

@@ -243,7 +243,8 @@ pub fn calibrate(
     profile.set_device(cpu);
     lines.push(format!(
         "gpu: not calibrated: {}",
-        crate::device::gpu_unavailable_reason()
+        crate::gpu::discover::unavailable_reason()
+            .unwrap_or_else(|| "GPU calibration is not implemented yet".into())
     ));
     Ok(Calibration { profile, lines })
 }

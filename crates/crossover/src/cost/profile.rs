@@ -205,7 +205,7 @@ pub fn fingerprint() -> String {
         "{}; {} cores; gpu: {}",
         device::cpu_model(),
         device::cores(),
-        device::gpu_fingerprint()
+        crate::gpu::discover::fingerprint()
     )
 }
 

@@ -14,10 +14,11 @@ use super::gather::{gather, positions, Access};
 use super::{pool, threads, OutPtr, PARALLEL_MIN_WORK};
 use crate::array::Value;
 use crate::buffer::Buffer;
+use crate::device::{BoundKernel, BoundSource};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, SourceKind};
-use crate::fuse::{Kernel, KernelSource, ReducePlan};
+use crate::fuse::ReducePlan;
 use crate::op::{BinaryOp, UnaryOp};
 use crate::rng::{self, Distribution};
 use crate::shape::Layout;
@@ -527,34 +528,19 @@ fn out_ptr(buf: &mut Buffer) -> OutPtr {
 
 /// Runs a fused kernel with complex registers (see the module docs).
 pub(crate) fn run_fused(
-    k: &Kernel,
+    k: &BoundKernel<'_>,
     program: &Program,
-    sources: &[KernelSource],
+    sources: &[BoundSource],
     reduce: Option<&ReducePlan>,
 ) -> Result<Vec<Value>> {
-    let mut values = Vec::with_capacity(sources.len());
-    for s in sources {
-        match s {
-            KernelSource::Buffer { array, layout } => {
-                let v = array
-                    .ready_value()
-                    .ok_or_else(|| Error::internal("cpu kernel", "a source is not computed yet"))?;
-                if layout.required_len() > v.buffer.len() {
-                    return Err(Error::internal("cpu kernel", "a layout exceeds its buffer"));
-                }
-                values.push((Some(v), layout));
-            }
-            KernelSource::Index { layout } => values.push((None, layout)),
-        }
-    }
-    let bound: Vec<Src<'_>> = values
+    let bound: Vec<Src<'_>> = sources
         .iter()
-        .map(|(v, layout)| match v {
-            Some(v) => Src::Buffer {
-                buf: &v.buffer,
+        .map(|s| match s {
+            BoundSource::Buffer { buffer, layout } => Src::Buffer {
+                buf: buffer,
                 access: Access::of(layout),
             },
-            None => Src::Index {
+            BoundSource::Index { layout } => Src::Index {
                 access: Access::of(layout),
             },
         })
@@ -574,7 +560,7 @@ pub(crate) fn run_fused(
             }
             vec![d]
         }
-        None => k.outputs.iter().map(|o| o.dtype()).collect(),
+        None => k.outputs.iter().map(|o| o.1).collect(),
     };
     let mut bufs: Vec<Buffer> = out_dtypes
         .iter()
@@ -602,9 +588,9 @@ pub(crate) fn run_fused(
         return Ok(bufs
             .into_iter()
             .zip(&k.outputs)
-            .map(|(b, o)| Value {
+            .map(|(b, (shape, _))| Value {
                 buffer: Arc::new(b),
-                layout: Layout::contiguous(o.shape()),
+                layout: Layout::contiguous(shape),
             })
             .collect());
     };
@@ -628,7 +614,7 @@ pub(crate) fn run_fused(
     let mut obufs: Vec<Buffer> = k
         .outputs
         .iter()
-        .map(|o| Buffer::alloc(o.dtype(), o.numel()))
+        .map(|(shape, dtype)| Buffer::alloc(*dtype, crate::shape::numel(shape)))
         .collect::<Result<_>>()?;
     let outs: Vec<OutPtr> = obufs.iter_mut().map(OutPtr::new).collect();
     let parallel = n as f64 >= PARALLEL_MIN_WORK && threads() > 1;
@@ -638,9 +624,9 @@ pub(crate) fn run_fused(
     Ok(obufs
         .into_iter()
         .zip(&k.outputs)
-        .map(|(b, o)| Value {
+        .map(|(b, (shape, _))| Value {
             buffer: Arc::new(b),
-            layout: Layout::contiguous(o.shape()),
+            layout: Layout::contiguous(shape),
         })
         .collect())
 }

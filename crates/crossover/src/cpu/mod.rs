@@ -4,6 +4,7 @@
 //! interpreter ([`interp`]); work below a size threshold runs on the calling
 //! thread with no thread-pool dispatch, so small arrays stay cheap.
 
+mod backend;
 mod complex;
 pub mod gather;
 pub mod interp;
@@ -14,12 +15,13 @@ pub mod simd;
 
 use crate::array::Value;
 use crate::buffer::Buffer;
+use crate::device::{BoundBody, BoundKernel, BoundSource};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::ir::Program;
-use crate::fuse::{Kernel, KernelBody, KernelSource, ReducePlan};
-use crate::op::LibraryCall;
+use crate::fuse::ReducePlan;
 use crate::shape::Layout;
+pub use backend::CpuBackend;
 use gather::Access;
 use interp::{with_type, Arg, Bound, Data, Prepared, Scratch, CHUNK};
 use num::Pod;
@@ -131,118 +133,63 @@ fn data_of(buf: &Buffer) -> Result<Data<'_>> {
     })
 }
 
-/// Runs one kernel on the CPU and returns its outputs' values.
-pub fn run_kernel(k: &Kernel) -> Result<Vec<Value>> {
+/// Runs one bound kernel on the CPU and returns its outputs' values.
+pub fn run(k: &BoundKernel<'_>) -> Result<Vec<Value>> {
     match &k.body {
-        KernelBody::Fused {
+        BoundBody::Fused {
             program,
             sources,
             reduce,
-        } => run_fused(k, program, sources, reduce.as_ref()),
-        KernelBody::Library { call, inputs } => run_library(k, call, inputs),
-    }
-}
-
-/// Runs a library call (once: its results are kept on the call) and
-/// returns the values of the outputs this kernel materialises.
-fn run_library(k: &Kernel, call: &LibraryCall, inputs: &[crate::Array]) -> Result<Vec<Value>> {
-    let results = match call.results.get() {
-        Some(r) => r.clone(),
-        None => {
-            let mut values = Vec::with_capacity(inputs.len());
-            for a in inputs {
-                crate::graph::resolve_ready_view(a);
-                values.push(a.ready_value().ok_or_else(|| {
-                    Error::internal(call.op.name(), "an input is not computed yet")
-                })?);
+        } => run_fused(k, program, sources, *reduce),
+        BoundBody::Library { op, inputs } => {
+            for v in inputs {
+                crate::residency::ensure_host(v)?;
             }
-            let r = call.op.run_cpu(&values)?;
-            if r.len() != call.outputs.len() {
-                return Err(Error::internal(
-                    call.op.name(),
-                    "returned the wrong number of outputs",
-                ));
-            }
-            for (v, (shape, dtype)) in r.iter().zip(&call.outputs) {
-                if &v.layout.shape != shape
-                    || v.buffer.dtype() != *dtype
-                    || !v.layout.is_contiguous()
-                {
-                    return Err(Error::internal(
-                        call.op.name(),
-                        format!(
-                            "returned {:?} {} where {shape:?} {dtype} contiguous was declared",
-                            v.layout.shape,
-                            v.buffer.dtype()
-                        ),
-                    ));
-                }
-            }
-            let _ = call.results.set(r.clone());
-            r
+            op.run_cpu(inputs)
         }
-    };
-    k.outputs
-        .iter()
-        .map(|o| match o.op() {
-            crate::op::Op::Library { output, .. } => Ok(results[*output].clone()),
-            _ => Err(Error::internal(
-                "library kernel",
-                "output is not a library node",
-            )),
-        })
-        .collect()
+    }
 }
 
 fn run_fused(
-    k: &Kernel,
+    k: &BoundKernel<'_>,
     program: &Program,
-    sources: &[KernelSource],
+    sources: &[BoundSource],
     reduce: Option<&ReducePlan>,
 ) -> Result<Vec<Value>> {
+    for s in sources {
+        if let BoundSource::Buffer { buffer, layout } = s {
+            crate::residency::ensure_buffer_on_host(buffer)?;
+            if layout.required_len() > buffer.len() {
+                return Err(Error::internal(
+                    "cpu kernel",
+                    format!("layout {layout:?} exceeds a buffer of {}", buffer.len()),
+                ));
+            }
+        }
+    }
     if complex::is_complex(program) {
         return complex::run_fused(k, program, sources, reduce);
     }
-    // Keep the source buffers alive while the kernel reads them.
-    let mut values = Vec::with_capacity(sources.len());
-    for s in sources {
-        if let KernelSource::Buffer { array, layout } = s {
-            let v = array
-                .ready_value()
-                .ok_or_else(|| Error::internal("cpu kernel", "a source is not computed yet"))?;
-            if layout.required_len() > v.buffer.len() {
-                return Err(Error::internal(
-                    "cpu kernel",
-                    format!("layout {layout:?} exceeds a buffer of {}", v.buffer.len()),
-                ));
-            }
-            values.push(Some(v));
-        } else {
-            values.push(None);
-        }
-    }
     let mut bound = Vec::with_capacity(sources.len());
-    for (s, v) in sources.iter().zip(&values) {
-        bound.push(match (s, v) {
-            (KernelSource::Buffer { layout, .. }, Some(v)) => Bound::Buffer {
-                data: data_of(&v.buffer)?,
+    for s in sources {
+        bound.push(match s {
+            BoundSource::Buffer { buffer, layout } => Bound::Buffer {
+                data: data_of(buffer)?,
                 access: Access::of(layout),
             },
-            (KernelSource::Index { layout }, _) => Bound::Index {
+            BoundSource::Index { layout } => Bound::Index {
                 access: Access::of(layout),
             },
-            _ => return Err(Error::internal("cpu kernel", "source without a value")),
         });
     }
     let prep = Prepared::new(program, bound)?;
     let n = k.numel();
     let work = n as f64 * (1.0 + program.flops_per_point() / 4.0);
     let parallel = work >= PARALLEL_MIN_WORK && threads() > 1;
-    let out_len = |o: &crate::Array| o.numel();
     let mut bufs: Vec<Buffer> = k
         .outputs
         .iter()
-        .map(|o| Buffer::alloc(o.dtype(), out_len(o)))
+        .map(|(shape, dtype)| Buffer::alloc(*dtype, crate::shape::numel(shape)))
         .collect::<Result<_>>()?;
     let outs: Vec<OutPtr> = bufs.iter_mut().map(OutPtr::new).collect();
     match reduce {
@@ -272,9 +219,9 @@ fn run_fused(
     Ok(bufs
         .into_iter()
         .zip(&k.outputs)
-        .map(|(b, o)| Value {
+        .map(|(b, (shape, _))| Value {
             buffer: Arc::new(b),
-            layout: Layout::contiguous(o.shape()),
+            layout: Layout::contiguous(shape),
         })
         .collect())
 }

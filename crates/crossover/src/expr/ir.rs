@@ -190,7 +190,9 @@ impl Program {
                     start,
                     step,
                     last,
-                } => write!(s, "arange(in{index},{start:?},{step:?},{last:?})")?,
+                } if values => write!(s, "arange(in{index},{start:?},{step:?},{last:?})")?,
+                // Start, step and endpoint are kernel parameters.
+                InstKind::Arange { index, .. } => write!(s, "arange(in{index})")?,
                 InstKind::Random { index, dist, key } if values => write!(
                     s,
                     "{}(in{index},seed={},stream={})",

@@ -34,7 +34,6 @@ use crate::buffer::{Buffer, Storage};
 use crate::cpu::gather::for_each_position;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::op::LibraryOp;
 use crate::shape::{normalize_axis, numel, Layout};
 use kernels::{c2c_axis, hermitian_fill, r2c_rows, FftFloat};
 use num_complex::{Complex, Complex32, Complex64};
@@ -101,8 +100,10 @@ enum Kind {
     C2r2,
 }
 
+/// One FFT (complex, real-to-complex or complex-to-real, 1-D or 2-D)
+/// ([`crate::op::Library::Fft`]).
 #[derive(Debug)]
-struct FftOp {
+pub struct FftOp {
     name: &'static str,
     kind: Kind,
     in_shape: Vec<usize>,
@@ -112,12 +113,12 @@ struct FftOp {
     norm: Norm,
 }
 
-impl LibraryOp for FftOp {
-    fn name(&self) -> &'static str {
+impl FftOp {
+    pub fn name(&self) -> &'static str {
         self.name
     }
 
-    fn key(&self) -> String {
+    pub fn key(&self) -> String {
         format!(
             "{} {:?}->{:?} {} {}",
             self.name,
@@ -128,16 +129,16 @@ impl LibraryOp for FftOp {
         )
     }
 
-    fn flops(&self) -> f64 {
+    pub fn flops(&self) -> f64 {
         let n = numel(&self.out_shape).max(1) as f64;
         5.0 * n * n.log2().max(1.0)
     }
 
-    fn bytes(&self) -> f64 {
+    pub fn bytes(&self) -> f64 {
         (numel(&self.in_shape) + numel(&self.out_shape)) as f64 * self.out_dtype.size() as f64
     }
 
-    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+    pub fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
         let x = &inputs[0];
         let v = match self.out_dtype.real_part() {
             DType::F32 => crate::linalg::run_library(self.name, |_| self.run::<f32>(x)),
@@ -458,9 +459,13 @@ fn record(
         out_dtype,
         norm,
     };
-    Array::library(Box::new(op), vec![(out_shape, out_dtype)], vec![x.clone()])?
-        .pop()
-        .ok_or_else(|| Error::internal(name, "library call made no output"))
+    Array::library(
+        crate::op::Library::Fft(op),
+        vec![(out_shape, out_dtype)],
+        vec![x.clone()],
+    )?
+    .pop()
+    .ok_or_else(|| Error::internal(name, "library call made no output"))
 }
 
 fn c2c(

@@ -9,7 +9,6 @@ use crate::array::{Array, Value};
 use crate::buffer::Buffer;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::op::LibraryOp;
 use crate::shape::{broadcast_shapes, numel, Layout};
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt;
@@ -48,8 +47,10 @@ impl Kind {
 }
 
 /// One dense routine over a batch of matrices.
+/// One dense factorisation or solver over a batch of matrices
+/// ([`crate::op::Library::Dense`]).
 #[derive(Debug)]
-struct Dense {
+pub struct Dense {
     kind: Kind,
     /// Batch shape of the outputs.
     batch: Vec<usize>,
@@ -61,12 +62,12 @@ struct Dense {
     dtype: DType,
 }
 
-impl LibraryOp for Dense {
-    fn name(&self) -> &'static str {
+impl Dense {
+    pub fn name(&self) -> &'static str {
         self.kind.name()
     }
 
-    fn key(&self) -> String {
+    pub fn key(&self) -> String {
         format!(
             "{} {:?} {}x{} k={} {}",
             self.kind.name(),
@@ -78,7 +79,7 @@ impl LibraryOp for Dense {
         )
     }
 
-    fn flops(&self) -> f64 {
+    pub fn flops(&self) -> f64 {
         let (m, n, k) = (self.m as f64, self.n as f64, self.k as f64);
         let per = match self.kind {
             Kind::Solve => 2.0 / 3.0 * n * n * n + 2.0 * n * n * k,
@@ -94,12 +95,12 @@ impl LibraryOp for Dense {
         per * numel(&self.batch) as f64 * flop_factor(self.dtype)
     }
 
-    fn bytes(&self) -> f64 {
+    pub fn bytes(&self) -> f64 {
         let b = numel(&self.batch);
         nbytes(b * (2 * self.m * self.n + self.n * self.k), self.dtype)
     }
 
-    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+    pub fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
         super::with_field!(self.kind.name(), self.dtype, T => self.run::<T>(inputs))
     }
 }
@@ -496,7 +497,7 @@ fn record(kind: Kind, a: &Array, b: Option<&Array>) -> Result<Vec<Array>> {
         dtype,
     };
     let outs = dense.outputs();
-    Array::library(Box::new(dense), outs, inputs)
+    Array::library(crate::op::Library::Dense(dense), outs, inputs)
 }
 
 fn solve_impl(kind: Kind, a: &Array, b: &Array) -> Result<Array> {

@@ -3,25 +3,13 @@
 //! no integer kernels, so this is a plain row-parallel loop (as NumPy's own
 //! integer matmul is: no BLAS).
 
-use super::{batch_offsets, mat_strides, nbytes, output};
+use super::matmul::MatMul;
+use super::{batch_offsets, mat_strides, output};
 use crate::array::Value;
 use crate::buffer::Storage;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::op::LibraryOp;
-use crate::shape::numel;
 use rayon::prelude::*;
-
-#[derive(Debug)]
-pub(super) struct IntMatMul {
-    pub a_shape: Vec<usize>,
-    pub b_shape: Vec<usize>,
-    pub batch: Vec<usize>,
-    pub m: usize,
-    pub k: usize,
-    pub n: usize,
-    pub dtype: DType,
-}
 
 /// Multiply-add with NumPy's integer semantics.
 trait IntElem: Storage + Default + PartialEq {
@@ -47,44 +35,22 @@ impl IntElem for u8 {
     }
 }
 
-impl LibraryOp for IntMatMul {
-    fn name(&self) -> &'static str {
-        "matmul"
-    }
-
-    fn key(&self) -> String {
-        format!(
-            "matmul {:?}x{:?} {}",
-            self.a_shape, self.b_shape, self.dtype
-        )
-    }
-
-    fn flops(&self) -> f64 {
-        2.0 * numel(&self.batch) as f64 * (self.m * self.n * self.k) as f64
-    }
-
-    fn bytes(&self) -> f64 {
-        nbytes(numel(&self.a_shape), self.dtype)
-            + nbytes(numel(&self.b_shape), self.dtype)
-            + nbytes(numel(&self.batch) * self.m * self.n, self.dtype)
-    }
-
-    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+impl MatMul {
+    /// [`MatMul::run_cpu`] for integer and bool dtypes.
+    pub(super) fn run_int(&self, inputs: &[Value]) -> Result<Vec<Value>> {
         let [a, b] = inputs else {
             return Err(Error::internal("matmul", "expected two inputs"));
         };
         let v = match self.dtype {
-            DType::I32 => self.run::<i32>(a, b),
-            DType::I64 => self.run::<i64>(a, b),
-            DType::Bool => self.run::<u8>(a, b),
+            DType::I32 => self.run_int_typed::<i32>(a, b),
+            DType::I64 => self.run_int_typed::<i64>(a, b),
+            DType::Bool => self.run_int_typed::<u8>(a, b),
             d => Err(Error::dtype("matmul", d, "not an integer or bool dtype")),
         }?;
         Ok(vec![v])
     }
-}
 
-impl IntMatMul {
-    fn run<T: IntElem>(&self, a: &Value, b: &Value) -> Result<Value> {
+    fn run_int_typed<T: IntElem>(&self, a: &Value, b: &Value) -> Result<Value> {
         let (m, k, n) = (self.m, self.k, self.n);
         let mut shape = self.batch.clone();
         shape.extend([m, n]);

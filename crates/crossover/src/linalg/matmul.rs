@@ -1,12 +1,10 @@
 //! Matrix products (`a @ b`), 2-D and batched, with NumPy's rules for 1-D
 //! operands and batch broadcasting.
 
-use super::int_matmul::IntMatMul;
 use super::{batch_offsets, flop_factor, mat_at, mat_strides, nbytes, output, Field};
 use crate::array::{Array, Value};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::op::LibraryOp;
 use crate::shape::{broadcast_shapes, numel};
 use faer::{Accum, MatMut, Par};
 use rayon::prelude::*;
@@ -15,15 +13,16 @@ use rayon::prelude::*;
 /// task (each single-threaded) instead of parallelising inside each product.
 const BATCH_PARALLEL_MAX_MNK: usize = 96 * 96 * 96;
 
+/// `a @ b` (2-D or batched): a library op description ([`crate::op::Library::MatMul`]).
 #[derive(Debug)]
-struct MatMul {
-    a_shape: Vec<usize>,
-    b_shape: Vec<usize>,
-    batch: Vec<usize>,
-    m: usize,
-    k: usize,
-    n: usize,
-    dtype: DType,
+pub struct MatMul {
+    pub(super) a_shape: Vec<usize>,
+    pub(super) b_shape: Vec<usize>,
+    pub(super) batch: Vec<usize>,
+    pub(super) m: usize,
+    pub(super) k: usize,
+    pub(super) n: usize,
+    pub(super) dtype: DType,
 }
 
 /// Records `a @ b` (see [`Array::matmul`]).
@@ -76,31 +75,22 @@ pub(crate) fn matmul(a: &Array, b: &Array) -> Result<Array> {
     let b2 = b2.cast(dtype)?;
     let mut out_shape = batch.clone();
     out_shape.extend([m, n]);
-    let (a_shape, b_shape) = (a2.shape().to_vec(), b2.shape().to_vec());
-    let op: Box<dyn LibraryOp> = if integral {
-        Box::new(IntMatMul {
-            a_shape,
-            b_shape,
-            batch: batch.clone(),
-            m,
-            k,
-            n,
-            dtype,
-        })
-    } else {
-        Box::new(MatMul {
-            a_shape,
-            b_shape,
-            batch: batch.clone(),
-            m,
-            k,
-            n,
-            dtype,
-        })
+    let op = MatMul {
+        a_shape: a2.shape().to_vec(),
+        b_shape: b2.shape().to_vec(),
+        batch: batch.clone(),
+        m,
+        k,
+        n,
+        dtype,
     };
-    let out = Array::library(op, vec![(out_shape, dtype)], vec![a2, b2])?
-        .pop()
-        .ok_or_else(|| Error::internal(OP, "library call made no output"))?;
+    let out = Array::library(
+        crate::op::Library::MatMul(op),
+        vec![(out_shape, dtype)],
+        vec![a2, b2],
+    )?
+    .pop()
+    .ok_or_else(|| Error::internal(OP, "library call made no output"))?;
     // NumPy removes the dimensions that 1-D operands added.
     let mut final_shape: Vec<isize> = batch.iter().map(|&d| d as isize).collect();
     if !a_vec {
@@ -116,34 +106,37 @@ pub(crate) fn matmul(a: &Array, b: &Array) -> Result<Array> {
     }
 }
 
-impl LibraryOp for MatMul {
-    fn name(&self) -> &'static str {
+impl MatMul {
+    pub fn name(&self) -> &'static str {
         "matmul"
     }
 
-    fn key(&self) -> String {
+    pub fn key(&self) -> String {
         format!(
             "matmul {:?}x{:?} {}",
             self.a_shape, self.b_shape, self.dtype
         )
     }
 
-    fn flops(&self) -> f64 {
+    pub fn flops(&self) -> f64 {
         2.0 * numel(&self.batch) as f64
             * (self.m * self.n * self.k) as f64
             * flop_factor(self.dtype)
     }
 
-    fn bytes(&self) -> f64 {
+    pub fn bytes(&self) -> f64 {
         nbytes(numel(&self.a_shape), self.dtype)
             + nbytes(numel(&self.b_shape), self.dtype)
             + nbytes(numel(&self.batch) * self.m * self.n, self.dtype)
     }
 
-    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+    pub fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
         let [a, b] = inputs else {
             return Err(Error::internal("matmul", "expected two inputs"));
         };
+        if !self.dtype.is_float() && !self.dtype.is_complex() {
+            return self.run_int(inputs);
+        }
         super::with_field!("matmul", self.dtype, T => self.run::<T>(a, b)).map(|v| vec![v])
     }
 }

@@ -30,8 +30,10 @@ mod dense;
 mod int_matmul;
 mod matmul;
 
+pub use dense::Dense;
 pub use dense::{cholesky, det, eigh, inv, qr, solve, solve_spd, svd, svdvals};
 pub(crate) use matmul::matmul;
+pub use matmul::MatMul;
 
 use crate::array::{Array, Value};
 use crate::buffer::{Buffer, Storage};

@@ -19,6 +19,7 @@
 //! ```
 
 mod ops;
+pub use ops::SpMM;
 
 use crate::array::Array;
 use crate::dtype::{DType, Element};

@@ -7,7 +7,6 @@ use crate::buffer::{Buffer, Storage};
 use crate::cpu::gather::for_each_position;
 use crate::dtype::DType;
 use crate::error::{catch_panic, Error, Result};
-use crate::op::LibraryOp;
 use crate::shape::Layout;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -272,8 +271,10 @@ fn row_chunk<T: SparseValue>(
 
 // ---- sparse @ dense -----------------------------------------------------------
 
+/// A CSR matrix times a dense vector or matrix
+/// ([`crate::op::Library::SparseDense`]).
 #[derive(Debug)]
-struct SpMM {
+pub struct SpMM {
     a: Csr,
     /// Columns of the dense operand (1 for a vector).
     k: usize,
@@ -316,17 +317,21 @@ pub(super) fn spmm(a: &Csr, x: &Array) -> Result<Array> {
         vec![a.nrows(), k]
     };
     let op = SpMM { a, k, vector };
-    Array::library(Box::new(op), vec![(out_shape, d)], vec![x])?
-        .pop()
-        .ok_or_else(|| Error::internal(OP, "library call made no output"))
+    Array::library(
+        crate::op::Library::SparseDense(op),
+        vec![(out_shape, d)],
+        vec![x],
+    )?
+    .pop()
+    .ok_or_else(|| Error::internal(OP, "library call made no output"))
 }
 
-impl LibraryOp for SpMM {
-    fn name(&self) -> &'static str {
+impl SpMM {
+    pub fn name(&self) -> &'static str {
         "sparse_matmul_dense"
     }
 
-    fn key(&self) -> String {
+    pub fn key(&self) -> String {
         format!(
             "sparse_matmul_dense {:?} nnz={} k={} {}",
             self.a.shape(),
@@ -336,16 +341,16 @@ impl LibraryOp for SpMM {
         )
     }
 
-    fn flops(&self) -> f64 {
+    pub fn flops(&self) -> f64 {
         2.0 * (self.a.nnz() * self.k) as f64
     }
 
-    fn bytes(&self) -> f64 {
+    pub fn bytes(&self) -> f64 {
         let s = self.a.dtype().size();
         (self.a.nnz() * (4 + s) + (self.a.ncols() + self.a.nrows()) * self.k * s) as f64
     }
 
-    fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
+    pub fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
         let x = &inputs[0];
         crate::linalg::run_library(
             "sparse_matmul_dense",

@@ -1,10 +1,139 @@
-//! Shared test helpers: seeded non-zero inputs and float64 comparisons.
+//! Shared test helpers: the engines every numeric test body runs on,
+//! seeded non-zero inputs and float64 comparisons.
 #![allow(dead_code)]
 
-use crossover::{Array, DType};
+use crossover::device::{Backend, SyntheticGpu};
+use crossover::{Array, DType, DeviceKind, Engine, Policy, Profile};
+use std::sync::{Arc, OnceLock};
+
+/// One engine a test body runs on.
+pub struct TestEngine {
+    pub name: &'static str,
+    pub engine: Arc<Engine>,
+}
+
+impl TestEngine {
+    /// Runs `f` with this engine as the thread's current one.
+    pub fn run<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.engine.scope(f)
+    }
+
+    /// Whether kernels here run on a real GPU API (not the CPU or the
+    /// synthetic stand-in).
+    pub fn is_gpu_api(&self) -> bool {
+        self.name.starts_with("opencl") || self.name.starts_with("cuda")
+    }
+}
+
+/// The OpenCL device the tests use: `CROSSOVER_TEST_OPENCL` names one (any
+/// type), else the first device found (pocl in CI). Opened once per test
+/// binary so compiled kernels are shared.
+pub fn opencl() -> &'static Result<Arc<dyn Backend>, String> {
+    static DEV: OnceLock<Result<Arc<dyn Backend>, String>> = OnceLock::new();
+    DEV.get_or_init(|| {
+        let name = std::env::var("CROSSOVER_TEST_OPENCL").ok();
+        let found = crossover::gpu::discover::opencl_devices()
+            .as_ref()
+            .map_err(|e| e.clone())?;
+        let pick = match name.as_deref() {
+            Some(n) => n.to_string(),
+            None => found
+                .first()
+                .map(|f| f.info.name.clone())
+                .unwrap_or_default(),
+        };
+        let api = crossover::gpu::discover::find_opencl(Some(&pick))
+            .and_then(|f| crossover::opencl::OpenClApi::open(f).map_err(|e| e.to_string()))?;
+        let b = crossover::gpu::GpuBackend::new(api, None, None).map_err(|e| e.to_string())?;
+        Ok(Arc::new(b) as Arc<dyn Backend>)
+    })
+}
+
+/// Whether a missing OpenCL device fails the tests (CI sets it).
+pub fn opencl_required() -> bool {
+    std::env::var("CROSSOVER_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
+}
+
+/// An engine that runs every kernel `gpu` can run there, the rest on the CPU.
+pub fn gpu_engine(gpu: Arc<dyn Backend>) -> Arc<Engine> {
+    Arc::new(
+        Engine::new(Profile::synthetic())
+            .with_gpu_backend(gpu)
+            .with_policy(Policy::Prefer(DeviceKind::Gpu)),
+    )
+}
+
+/// Every engine a numeric test body runs on: the CPU, the CPU behind the
+/// synthetic GPU, and the OpenCL device when there is one (its absence is
+/// printed, and is a failure under `CROSSOVER_REQUIRE_OPENCL=1`). CUDA
+/// joins when its backend exists.
+pub fn engines() -> Vec<TestEngine> {
+    let mut v = vec![
+        TestEngine {
+            name: "cpu",
+            engine: Arc::new(
+                Engine::new(Profile::synthetic()).with_policy(Policy::Force(DeviceKind::Cpu)),
+            ),
+        },
+        TestEngine {
+            name: "synthetic-gpu",
+            engine: gpu_engine(Arc::new(SyntheticGpu::new())),
+        },
+    ];
+    match opencl() {
+        Ok(b) => v.push(TestEngine {
+            name: "opencl",
+            engine: gpu_engine(Arc::clone(b)),
+        }),
+        Err(why) => {
+            assert!(
+                !opencl_required(),
+                "CROSSOVER_REQUIRE_OPENCL=1 but no OpenCL device: {why}"
+            );
+            static SAID: OnceLock<()> = OnceLock::new();
+            SAID.get_or_init(|| eprintln!("skipping the OpenCL engine: {why}"));
+        }
+    }
+    v
+}
+
+/// Runs `body` on every engine; a failure names the engine. On a GPU API
+/// engine, at least one kernel of the body must have run on the device.
+#[track_caller]
+pub fn on_every_engine(body: impl Fn(&TestEngine)) {
+    for e in engines() {
+        let before = e.engine.kernels_run(DeviceKind::Gpu);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| e.run(|| body(&e))));
+        if let Err(p) = r {
+            eprintln!("(the failure above is on engine '{}')", e.name);
+            std::panic::resume_unwind(p);
+        }
+        if e.is_gpu_api() {
+            assert!(
+                e.engine.kernels_run(DeviceKind::Gpu) > before,
+                "engine '{}' ran no kernel on the device",
+                e.name
+            );
+        }
+    }
+}
 
 /// Sizes that cross the CPU interpreter's chunk (2048) and task edges.
 pub const EDGE_SIZES: &[usize] = &[1, 7, 2047, 2048, 2049, 65_537, 131_073];
+
+/// Like [`on_every_engine`] for suites of library ops, which GPU APIs
+/// without library implementations run on the CPU (the fused kernels
+/// around them still run on the device).
+#[track_caller]
+pub fn on_every_engine_lenient(body: impl Fn(&TestEngine)) {
+    for e in engines() {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| e.run(|| body(&e))));
+        if let Err(p) = r {
+            eprintln!("(the failure above is on engine '{}')", e.name);
+            std::panic::resume_unwind(p);
+        }
+    }
+}
 
 /// Deterministic pseudo-random values in [lo, hi) (xorshift; independent of
 /// the engine's own generator, never all zero).

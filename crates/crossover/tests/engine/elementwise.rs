@@ -36,28 +36,30 @@ fn domain(op: UnaryOp) -> (f64, f64) {
 
 #[test]
 fn unary_ops_match_f64_on_edge_sizes() {
-    for dtype in [DType::F32, DType::F64] {
-        for op in UnaryOp::ALL {
-            if op == UnaryOp::Not {
-                continue;
-            }
-            let (lo, hi) = domain(op);
-            for (k, &n) in EDGE_SIZES.iter().enumerate() {
-                let (a, x) = array(&[n], dtype, 11 + k as u64, lo, hi);
-                let got = a.unary(op).unwrap();
-                assert_eq!(got.dtype(), dtype, "{}", op.name());
-                let want: Vec<f64> = x.iter().map(|&v| unary_ref(op, v)).collect();
-                // f32 transcendentals: within 4 ulp of the f64 result.
-                assert_close(
-                    &got.to_vec_f64().unwrap(),
-                    &want,
-                    rtol(dtype, 5.0),
-                    1e-30,
-                    op.name(),
-                );
+    on_every_engine(|_e| {
+        for dtype in [DType::F32, DType::F64] {
+            for op in UnaryOp::ALL {
+                if op == UnaryOp::Not {
+                    continue;
+                }
+                let (lo, hi) = domain(op);
+                for (k, &n) in EDGE_SIZES.iter().enumerate() {
+                    let (a, x) = array(&[n], dtype, 11 + k as u64, lo, hi);
+                    let got = a.unary(op).unwrap();
+                    assert_eq!(got.dtype(), dtype, "{}", op.name());
+                    let want: Vec<f64> = x.iter().map(|&v| unary_ref(op, v)).collect();
+                    // f32 transcendentals: within 4 ulp of the f64 result.
+                    assert_close(
+                        &got.to_vec_f64().unwrap(),
+                        &want,
+                        rtol(dtype, 5.0),
+                        1e-30,
+                        op.name(),
+                    );
+                }
             }
         }
-    }
+    });
 }
 
 fn binary_ref(op: BinaryOp, a: f64, b: f64) -> f64 {
@@ -98,312 +100,330 @@ const BINARY: [BinaryOp; 13] = [
 
 #[test]
 fn binary_ops_match_f64_with_broadcasting() {
-    // (shape a, shape b, broadcast shape)
-    let cases: [(&[usize], &[usize]); 5] = [
-        (&[2049], &[2049]),
-        (&[3, 1, 700], &[4, 1]),
-        (&[1], &[65_537]),
-        (&[5, 7], &[7]),
-        (&[], &[3, 3]),
-    ];
-    for dtype in [DType::F32, DType::F64] {
-        for (ci, (sa, sb)) in cases.iter().enumerate() {
-            let (a, xa) = array(sa, dtype, 100 + ci as u64, 0.5, 4.0);
-            let (b, xb) = array(sb, dtype, 200 + ci as u64, 0.5, 4.0);
-            let out_shape = crossover::shape::broadcast_shapes("t", sa, sb).unwrap();
-            for op in BINARY {
-                let got = Array::binary(op, &a, &b).unwrap();
-                assert_eq!(got.shape(), &out_shape[..]);
-                let want: Vec<f64> = indices(&out_shape)
-                    .iter()
-                    .map(|idx| {
-                        let pick = |s: &[usize], x: &[f64]| {
-                            let off = idx.len() - s.len();
-                            let j: Vec<usize> = s
-                                .iter()
-                                .enumerate()
-                                .map(|(d, &n)| if n == 1 { 0 } else { idx[off + d] })
-                                .collect();
-                            x[flat(&j, s)]
-                        };
-                        binary_ref(op, pick(sa, &xa), pick(sb, &xb))
-                    })
-                    .collect();
-                let tol = if op == BinaryOp::Pow {
-                    rtol(dtype, 4.0)
-                } else {
-                    rtol(dtype, 1.0)
-                };
-                assert_close(&got.to_vec_f64().unwrap(), &want, tol, 0.0, op.name());
+    on_every_engine(|_e| {
+        // (shape a, shape b, broadcast shape)
+        let cases: [(&[usize], &[usize]); 5] = [
+            (&[2049], &[2049]),
+            (&[3, 1, 700], &[4, 1]),
+            (&[1], &[65_537]),
+            (&[5, 7], &[7]),
+            (&[], &[3, 3]),
+        ];
+        for dtype in [DType::F32, DType::F64] {
+            for (ci, (sa, sb)) in cases.iter().enumerate() {
+                let (a, xa) = array(sa, dtype, 100 + ci as u64, 0.5, 4.0);
+                let (b, xb) = array(sb, dtype, 200 + ci as u64, 0.5, 4.0);
+                let out_shape = crossover::shape::broadcast_shapes("t", sa, sb).unwrap();
+                for op in BINARY {
+                    let got = Array::binary(op, &a, &b).unwrap();
+                    assert_eq!(got.shape(), &out_shape[..]);
+                    let want: Vec<f64> = indices(&out_shape)
+                        .iter()
+                        .map(|idx| {
+                            let pick = |s: &[usize], x: &[f64]| {
+                                let off = idx.len() - s.len();
+                                let j: Vec<usize> = s
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(d, &n)| if n == 1 { 0 } else { idx[off + d] })
+                                    .collect();
+                                x[flat(&j, s)]
+                            };
+                            binary_ref(op, pick(sa, &xa), pick(sb, &xb))
+                        })
+                        .collect();
+                    let tol = if op == BinaryOp::Pow {
+                        rtol(dtype, 4.0)
+                    } else {
+                        rtol(dtype, 1.0)
+                    };
+                    assert_close(&got.to_vec_f64().unwrap(), &want, tol, 0.0, op.name());
+                }
             }
         }
-    }
+    });
 }
 
 #[test]
 fn a_long_chain_fuses_into_one_kernel_and_is_right() {
-    let n = 100_003;
-    let (a, xa) = array(&[n], DType::F32, 1, -3.0, 3.0);
-    let (b, xb) = array(&[n], DType::F32, 2, -3.0, 3.0);
-    let y = a
-        .mul(&b)
-        .unwrap()
-        .add(a.sin().unwrap())
-        .unwrap()
-        .add(b.cos().unwrap())
-        .unwrap();
-    assert_eq!(crossover::lower(std::slice::from_ref(&y)).unwrap().len(), 1);
-    let want: Vec<f64> = xa
-        .iter()
-        .zip(&xb)
-        .map(|(&p, &q)| p * q + p.sin() + q.cos())
-        .collect();
-    // Each of the 5 ops rounds once in f32.
-    assert_close(
-        &y.to_vec_f64().unwrap(),
-        &want,
-        2e-6,
-        2e-6,
-        "a*b+sin(a)+cos(b)",
-    );
+    on_every_engine(|_e| {
+        let n = 100_003;
+        let (a, xa) = array(&[n], DType::F32, 1, -3.0, 3.0);
+        let (b, xb) = array(&[n], DType::F32, 2, -3.0, 3.0);
+        let y = a
+            .mul(&b)
+            .unwrap()
+            .add(a.sin().unwrap())
+            .unwrap()
+            .add(b.cos().unwrap())
+            .unwrap();
+        assert_eq!(crossover::lower(std::slice::from_ref(&y)).unwrap().len(), 1);
+        let want: Vec<f64> = xa
+            .iter()
+            .zip(&xb)
+            .map(|(&p, &q)| p * q + p.sin() + q.cos())
+            .collect();
+        // Each of the 5 ops rounds once in f32.
+        assert_close(
+            &y.to_vec_f64().unwrap(),
+            &want,
+            2e-6,
+            2e-6,
+            "a*b+sin(a)+cos(b)",
+        );
+    });
 }
 
 #[test]
 fn weak_scalars_keep_the_array_dtype() {
-    let (a, x) = array(&[10], DType::F32, 3, 1.0, 2.0);
-    let y = a.mul(2.5).unwrap().sub(1).unwrap();
-    assert_eq!(y.dtype(), DType::F32);
-    let want: Vec<f64> = x.iter().map(|v| v * 2.5 - 1.0).collect();
-    assert_close(
-        &y.to_vec_f64().unwrap(),
-        &want,
-        rtol(DType::F32, 1.0),
-        0.0,
-        "scalar ops",
-    );
-    // Reflected: 2 - a and 1 / a.
-    let r = Array::binary(BinaryOp::Sub, 2.0, &a).unwrap();
-    assert_close(
-        &r.to_vec_f64().unwrap(),
-        &x.iter().map(|v| 2.0 - v).collect::<Vec<_>>(),
-        1e-6,
-        0.0,
-        "2-a",
-    );
-    let (i, xi) = array(&[10], DType::I32, 4, -50.0, 50.0);
-    let f = i.mul(0.5).unwrap();
-    assert_eq!(f.dtype(), DType::F64, "int * float scalar is float64");
-    assert_close(
-        &f.to_vec_f64().unwrap(),
-        &xi.iter().map(|v| v * 0.5).collect::<Vec<_>>(),
-        0.0,
-        0.0,
-        "i*0.5",
-    );
+    on_every_engine(|_e| {
+        let (a, x) = array(&[10], DType::F32, 3, 1.0, 2.0);
+        let y = a.mul(2.5).unwrap().sub(1).unwrap();
+        assert_eq!(y.dtype(), DType::F32);
+        let want: Vec<f64> = x.iter().map(|v| v * 2.5 - 1.0).collect();
+        assert_close(
+            &y.to_vec_f64().unwrap(),
+            &want,
+            rtol(DType::F32, 1.0),
+            0.0,
+            "scalar ops",
+        );
+        // Reflected: 2 - a and 1 / a.
+        let r = Array::binary(BinaryOp::Sub, 2.0, &a).unwrap();
+        assert_close(
+            &r.to_vec_f64().unwrap(),
+            &x.iter().map(|v| 2.0 - v).collect::<Vec<_>>(),
+            1e-6,
+            0.0,
+            "2-a",
+        );
+        let (i, xi) = array(&[10], DType::I32, 4, -50.0, 50.0);
+        let f = i.mul(0.5).unwrap();
+        assert_eq!(f.dtype(), DType::F64, "int * float scalar is float64");
+        assert_close(
+            &f.to_vec_f64().unwrap(),
+            &xi.iter().map(|v| v * 0.5).collect::<Vec<_>>(),
+            0.0,
+            0.0,
+            "i*0.5",
+        );
+    });
 }
 
 #[test]
 fn promotion_between_arrays() {
-    let (a, xa) = array(&[2049], DType::F32, 5, -2.0, 2.0);
-    let (b, xb) = array(&[2049], DType::F64, 6, -2.0, 2.0);
-    let (c, xc) = array(&[2049], DType::I32, 7, -100.0, 100.0);
-    let ab = a.add(&b).unwrap();
-    assert_eq!(ab.dtype(), DType::F64);
-    assert_close(
-        &ab.to_vec_f64().unwrap(),
-        &xa.iter().zip(&xb).map(|(p, q)| p + q).collect::<Vec<_>>(),
-        1e-15,
-        0.0,
-        "f32+f64",
-    );
-    let ac = a.mul(&c).unwrap();
-    assert_eq!(
-        ac.dtype(),
-        DType::F64,
-        "int32 * float32 is float64 in NumPy"
-    );
-    assert_close(
-        &ac.to_vec_f64().unwrap(),
-        &xa.iter().zip(&xc).map(|(p, q)| p * q).collect::<Vec<_>>(),
-        1e-15,
-        0.0,
-        "f32*i32",
-    );
-    let cd = c.div(c.add(1000).unwrap()).unwrap();
-    assert_eq!(cd.dtype(), DType::F64, "integer true division is float64");
+    on_every_engine(|_e| {
+        let (a, xa) = array(&[2049], DType::F32, 5, -2.0, 2.0);
+        let (b, xb) = array(&[2049], DType::F64, 6, -2.0, 2.0);
+        let (c, xc) = array(&[2049], DType::I32, 7, -100.0, 100.0);
+        let ab = a.add(&b).unwrap();
+        assert_eq!(ab.dtype(), DType::F64);
+        assert_close(
+            &ab.to_vec_f64().unwrap(),
+            &xa.iter().zip(&xb).map(|(p, q)| p + q).collect::<Vec<_>>(),
+            1e-15,
+            0.0,
+            "f32+f64",
+        );
+        let ac = a.mul(&c).unwrap();
+        assert_eq!(
+            ac.dtype(),
+            DType::F64,
+            "int32 * float32 is float64 in NumPy"
+        );
+        assert_close(
+            &ac.to_vec_f64().unwrap(),
+            &xa.iter().zip(&xc).map(|(p, q)| p * q).collect::<Vec<_>>(),
+            1e-15,
+            0.0,
+            "f32*i32",
+        );
+        let cd = c.div(c.add(1000).unwrap()).unwrap();
+        assert_eq!(cd.dtype(), DType::F64, "integer true division is float64");
+    });
 }
 
 #[test]
 fn integer_and_bool_ops() {
-    let (a, xa) = array(&[4097], DType::I64, 8, -1000.0, 1000.0);
-    let (b, xb) = array(&[4097], DType::I64, 9, -1000.0, 1000.0);
-    for (op, f) in [
-        (
-            BinaryOp::Add,
-            (|p: f64, q: f64| p + q) as fn(f64, f64) -> f64,
-        ),
-        (BinaryOp::Sub, |p, q| p - q),
-        (BinaryOp::Mul, |p, q| p * q),
-        (BinaryOp::Minimum, f64::min),
-        (BinaryOp::Maximum, f64::max),
-    ] {
-        let got = Array::binary(op, &a, &b).unwrap();
-        assert_eq!(got.dtype(), DType::I64);
-        let want: Vec<f64> = xa.iter().zip(&xb).map(|(&p, &q)| f(p, q)).collect();
-        assert_eq!(got.to_vec_f64().unwrap(), want, "{}", op.name());
-    }
-    let p = Array::from_vec(vec![2i32, -3, 5, 1, -1, 7], &[6]).unwrap();
-    let e = Array::from_vec(vec![10i32, 3, 0, 2, 3, 2], &[6]).unwrap();
-    assert_eq!(
-        p.pow(&e).unwrap().to_vec::<i32>().unwrap(),
-        vec![1024, -27, 1, 1, -1, 49]
-    );
-    // Negative integer exponents are NumPy's ValueError (even for 1 and -1).
-    let neg = Array::from_vec(vec![10i32, 3, 0, -2, -3, 2], &[6]).unwrap();
-    assert!(p.pow(&neg).unwrap().eval().is_err());
-    let t = Array::from_vec(vec![true, false, true, false], &[4]).unwrap();
-    let u = Array::from_vec(vec![true, true, false, false], &[4]).unwrap();
-    assert_eq!(
-        t.add(&u).unwrap().to_vec::<bool>().unwrap(),
-        vec![true, true, true, false],
-        "bool + is or"
-    );
-    assert_eq!(
-        t.mul(&u).unwrap().to_vec::<bool>().unwrap(),
-        vec![true, false, false, false],
-        "bool * is and"
-    );
-    assert_eq!(
-        t.logical_not().unwrap().to_vec::<bool>().unwrap(),
-        vec![false, true, false, true]
-    );
-    assert_eq!(
-        t.sum(None, false).unwrap().to_vec::<i64>().unwrap(),
-        vec![2]
-    );
-    assert!(t.sub(&u).is_err(), "bool - bool is an error like NumPy");
-    assert!(t.neg().is_err());
+    on_every_engine(|_e| {
+        let (a, xa) = array(&[4097], DType::I64, 8, -1000.0, 1000.0);
+        let (b, xb) = array(&[4097], DType::I64, 9, -1000.0, 1000.0);
+        for (op, f) in [
+            (
+                BinaryOp::Add,
+                (|p: f64, q: f64| p + q) as fn(f64, f64) -> f64,
+            ),
+            (BinaryOp::Sub, |p, q| p - q),
+            (BinaryOp::Mul, |p, q| p * q),
+            (BinaryOp::Minimum, f64::min),
+            (BinaryOp::Maximum, f64::max),
+        ] {
+            let got = Array::binary(op, &a, &b).unwrap();
+            assert_eq!(got.dtype(), DType::I64);
+            let want: Vec<f64> = xa.iter().zip(&xb).map(|(&p, &q)| f(p, q)).collect();
+            assert_eq!(got.to_vec_f64().unwrap(), want, "{}", op.name());
+        }
+        let p = Array::from_vec(vec![2i32, -3, 5, 1, -1, 7], &[6]).unwrap();
+        let e = Array::from_vec(vec![10i32, 3, 0, 2, 3, 2], &[6]).unwrap();
+        assert_eq!(
+            p.pow(&e).unwrap().to_vec::<i32>().unwrap(),
+            vec![1024, -27, 1, 1, -1, 49]
+        );
+        // Negative integer exponents are NumPy's ValueError (even for 1 and -1).
+        let neg = Array::from_vec(vec![10i32, 3, 0, -2, -3, 2], &[6]).unwrap();
+        assert!(p.pow(&neg).unwrap().eval().is_err());
+        let t = Array::from_vec(vec![true, false, true, false], &[4]).unwrap();
+        let u = Array::from_vec(vec![true, true, false, false], &[4]).unwrap();
+        assert_eq!(
+            t.add(&u).unwrap().to_vec::<bool>().unwrap(),
+            vec![true, true, true, false],
+            "bool + is or"
+        );
+        assert_eq!(
+            t.mul(&u).unwrap().to_vec::<bool>().unwrap(),
+            vec![true, false, false, false],
+            "bool * is and"
+        );
+        assert_eq!(
+            t.logical_not().unwrap().to_vec::<bool>().unwrap(),
+            vec![false, true, false, true]
+        );
+        assert_eq!(
+            t.sum(None, false).unwrap().to_vec::<i64>().unwrap(),
+            vec![2]
+        );
+        assert!(t.sub(&u).is_err(), "bool - bool is an error like NumPy");
+        assert!(t.neg().is_err());
+    });
 }
 
 #[test]
 fn nan_semantics_follow_numpy() {
-    let a = Array::from_vec(vec![1.0f64, f64::NAN, 3.0, f64::NAN], &[4]).unwrap();
-    let b = Array::from_vec(vec![f64::NAN, 2.0, 1.0, f64::NAN], &[4]).unwrap();
-    let mn = a.minimum(&b).unwrap().to_vec::<f64>().unwrap();
-    assert!(mn[0].is_nan() && mn[1].is_nan() && mn[2] == 1.0 && mn[3].is_nan());
-    let mx = a.maximum(&b).unwrap().to_vec::<f64>().unwrap();
-    assert!(mx[0].is_nan() && mx[1].is_nan() && mx[2] == 3.0);
-    assert_eq!(
-        a.lt(&b).unwrap().to_vec::<bool>().unwrap(),
-        vec![false, false, false, false]
-    );
-    assert_eq!(
-        a.ne(&b).unwrap().to_vec::<bool>().unwrap(),
-        vec![true, true, true, true]
-    );
-    assert_eq!(
-        a.eq_(&a).unwrap().to_vec::<bool>().unwrap(),
-        vec![true, false, true, false]
-    );
+    on_every_engine(|_e| {
+        let a = Array::from_vec(vec![1.0f64, f64::NAN, 3.0, f64::NAN], &[4]).unwrap();
+        let b = Array::from_vec(vec![f64::NAN, 2.0, 1.0, f64::NAN], &[4]).unwrap();
+        let mn = a.minimum(&b).unwrap().to_vec::<f64>().unwrap();
+        assert!(mn[0].is_nan() && mn[1].is_nan() && mn[2] == 1.0 && mn[3].is_nan());
+        let mx = a.maximum(&b).unwrap().to_vec::<f64>().unwrap();
+        assert!(mx[0].is_nan() && mx[1].is_nan() && mx[2] == 3.0);
+        assert_eq!(
+            a.lt(&b).unwrap().to_vec::<bool>().unwrap(),
+            vec![false, false, false, false]
+        );
+        assert_eq!(
+            a.ne(&b).unwrap().to_vec::<bool>().unwrap(),
+            vec![true, true, true, true]
+        );
+        assert_eq!(
+            a.eq_(&a).unwrap().to_vec::<bool>().unwrap(),
+            vec![true, false, true, false]
+        );
+    });
 }
 
 #[test]
 fn where_and_cast() {
-    let n = 70_001;
-    let (x, xs) = array(&[n], DType::F32, 12, -1.0, 1.0);
-    let c = x.gt(0.25).unwrap();
-    let y = Array::where_(&c, x.mul(&x).unwrap(), Scalar::Float(-1.0)).unwrap();
-    let want: Vec<f64> = xs
-        .iter()
-        .map(|&v| {
-            if v > 0.25 {
-                ((v * v) as f32) as f64
-            } else {
-                -1.0
-            }
-        })
-        .collect();
-    assert_eq!(y.to_vec_f64().unwrap(), want);
-    // Broadcast condition against rows.
-    let cond = Array::from_vec(vec![true, false, true], &[3, 1]).unwrap();
-    let a = Array::arange(0.0, 12.0, 1.0, DType::F64)
-        .unwrap()
-        .reshape(&[3, 4])
-        .unwrap();
-    let w = Array::where_(&cond, &a, 0.0).unwrap();
-    assert_eq!(
-        w.to_vec::<f64>().unwrap(),
-        vec![0., 1., 2., 3., 0., 0., 0., 0., 8., 9., 10., 11.]
-    );
-    // Casts: truncation toward zero; NaN and out of range as NumPy gives
-    // them on x86 (the C cast's MIN); nonzero -> true.
-    let f = Array::from_vec(vec![1.7f64, -2.7, f64::NAN, 1e30, -0.0, 0.5], &[6]).unwrap();
-    let bad = if cfg!(target_arch = "x86_64") {
-        (i32::MIN, i32::MIN)
-    } else {
-        (0, i32::MAX)
-    };
-    assert_eq!(
-        f.cast(DType::I32).unwrap().to_vec::<i32>().unwrap(),
-        vec![1, -2, bad.0, bad.1, 0, 0]
-    );
-    assert_eq!(
-        f.cast(DType::Bool).unwrap().to_vec::<bool>().unwrap(),
-        vec![true, true, true, true, false, true]
-    );
-    let fb = f.cast(DType::Bool).unwrap().cast(DType::F32).unwrap();
-    assert_eq!(
-        fb.to_vec::<f32>().unwrap(),
-        vec![1.0, 1.0, 1.0, 1.0, 0.0, 1.0]
-    );
+    on_every_engine(|_e| {
+        let n = 70_001;
+        let (x, xs) = array(&[n], DType::F32, 12, -1.0, 1.0);
+        let c = x.gt(0.25).unwrap();
+        let y = Array::where_(&c, x.mul(&x).unwrap(), Scalar::Float(-1.0)).unwrap();
+        let want: Vec<f64> = xs
+            .iter()
+            .map(|&v| {
+                if v > 0.25 {
+                    ((v * v) as f32) as f64
+                } else {
+                    -1.0
+                }
+            })
+            .collect();
+        assert_eq!(y.to_vec_f64().unwrap(), want);
+        // Broadcast condition against rows.
+        let cond = Array::from_vec(vec![true, false, true], &[3, 1]).unwrap();
+        let a = Array::arange(0.0, 12.0, 1.0, DType::F64)
+            .unwrap()
+            .reshape(&[3, 4])
+            .unwrap();
+        let w = Array::where_(&cond, &a, 0.0).unwrap();
+        assert_eq!(
+            w.to_vec::<f64>().unwrap(),
+            vec![0., 1., 2., 3., 0., 0., 0., 0., 8., 9., 10., 11.]
+        );
+        // Casts: truncation toward zero; NaN and out of range as NumPy gives
+        // them on x86 (the C cast's MIN); nonzero -> true.
+        let f = Array::from_vec(vec![1.7f64, -2.7, f64::NAN, 1e30, -0.0, 0.5], &[6]).unwrap();
+        let bad = if cfg!(target_arch = "x86_64") {
+            (i32::MIN, i32::MIN)
+        } else {
+            (0, i32::MAX)
+        };
+        assert_eq!(
+            f.cast(DType::I32).unwrap().to_vec::<i32>().unwrap(),
+            vec![1, -2, bad.0, bad.1, 0, 0]
+        );
+        assert_eq!(
+            f.cast(DType::Bool).unwrap().to_vec::<bool>().unwrap(),
+            vec![true, true, true, true, false, true]
+        );
+        let fb = f.cast(DType::Bool).unwrap().cast(DType::F32).unwrap();
+        assert_eq!(
+            fb.to_vec::<f32>().unwrap(),
+            vec![1.0, 1.0, 1.0, 1.0, 0.0, 1.0]
+        );
+    });
 }
 
 #[test]
 fn creation_functions() {
-    let z = Array::zeros(&[3, 2049], DType::F32).unwrap();
-    assert!(z.to_vec::<f32>().unwrap().iter().all(|&v| v == 0.0));
-    let o = Array::full(&[5], 2.5, DType::F64).unwrap();
-    assert_eq!(o.to_vec::<f64>().unwrap(), vec![2.5; 5]);
-    let r = Array::arange(-1.0, 1.0, 0.25, DType::F64).unwrap();
-    assert_eq!(
-        r.to_vec::<f64>().unwrap(),
-        vec![-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75]
-    );
-    let ri = Array::arange(0.0, 5.0, 2.0, DType::I64).unwrap();
-    assert_eq!(ri.to_vec::<i64>().unwrap(), vec![0, 2, 4]);
-    let l = Array::linspace(0.0, 1.0, 5, true, DType::F64).unwrap();
-    assert_eq!(l.to_vec::<f64>().unwrap(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
-    let l = Array::linspace(0.0, 0.3, 7, true, DType::F64)
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap();
-    assert_eq!(l[6], 0.3, "the endpoint is exact");
-    let l = Array::linspace(0.0, 1.0, 4, false, DType::F32).unwrap();
-    assert_eq!(l.to_vec::<f32>().unwrap(), vec![0.0, 0.25, 0.5, 0.75]);
-    assert_eq!(
-        Array::linspace(0.0, 1.0, 0, true, DType::F64)
+    on_every_engine(|_e| {
+        let z = Array::zeros(&[3, 2049], DType::F32).unwrap();
+        assert!(z.to_vec::<f32>().unwrap().iter().all(|&v| v == 0.0));
+        let o = Array::full(&[5], 2.5, DType::F64).unwrap();
+        assert_eq!(o.to_vec::<f64>().unwrap(), vec![2.5; 5]);
+        let r = Array::arange(-1.0, 1.0, 0.25, DType::F64).unwrap();
+        assert_eq!(
+            r.to_vec::<f64>().unwrap(),
+            vec![-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75]
+        );
+        let ri = Array::arange(0.0, 5.0, 2.0, DType::I64).unwrap();
+        assert_eq!(ri.to_vec::<i64>().unwrap(), vec![0, 2, 4]);
+        let l = Array::linspace(0.0, 1.0, 5, true, DType::F64).unwrap();
+        assert_eq!(l.to_vec::<f64>().unwrap(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+        let l = Array::linspace(0.0, 0.3, 7, true, DType::F64)
             .unwrap()
-            .numel(),
-        0
-    );
-    // Large arange crosses chunk edges.
-    let big = Array::arange(0.0, 300_000.0, 1.0, DType::F64)
-        .unwrap()
-        .sum(None, false)
-        .unwrap();
-    assert_eq!(big.item().unwrap(), 299_999.0 * 300_000.0 / 2.0);
+            .to_vec::<f64>()
+            .unwrap();
+        assert_eq!(l[6], 0.3, "the endpoint is exact");
+        let l = Array::linspace(0.0, 1.0, 4, false, DType::F32).unwrap();
+        assert_eq!(l.to_vec::<f32>().unwrap(), vec![0.0, 0.25, 0.5, 0.75]);
+        assert_eq!(
+            Array::linspace(0.0, 1.0, 0, true, DType::F64)
+                .unwrap()
+                .numel(),
+            0
+        );
+        // Large arange crosses chunk edges.
+        let big = Array::arange(0.0, 300_000.0, 1.0, DType::F64)
+            .unwrap()
+            .sum(None, false)
+            .unwrap();
+        assert_eq!(big.item().unwrap(), 299_999.0 * 300_000.0 / 2.0);
+    });
 }
 
 #[test]
 fn empty_arrays_are_fine() {
-    let e = Array::zeros(&[0, 5], DType::F32).unwrap();
-    let y = e.add(1.0).unwrap().sin().unwrap();
-    assert_eq!(y.shape(), &[0, 5]);
-    assert!(y.to_vec::<f32>().unwrap().is_empty());
-    assert_eq!(e.sum(None, false).unwrap().item().unwrap(), 0.0);
-    assert!(e.mean(None, false).unwrap().item().unwrap().is_nan());
-    assert_eq!(
-        e.sum(Some(&[0]), false).unwrap().to_vec::<f32>().unwrap(),
-        vec![0.0; 5]
-    );
+    on_every_engine(|_e| {
+        let e = Array::zeros(&[0, 5], DType::F32).unwrap();
+        let y = e.add(1.0).unwrap().sin().unwrap();
+        assert_eq!(y.shape(), &[0, 5]);
+        assert!(y.to_vec::<f32>().unwrap().is_empty());
+        assert_eq!(e.sum(None, false).unwrap().item().unwrap(), 0.0);
+        assert!(e.mean(None, false).unwrap().item().unwrap().is_nan());
+        assert_eq!(
+            e.sum(Some(&[0]), false).unwrap().to_vec::<f32>().unwrap(),
+            vec![0.0; 5]
+        );
+    });
 }

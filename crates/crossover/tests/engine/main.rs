@@ -6,6 +6,7 @@ mod elementwise;
 mod errors;
 mod expr_fuzz;
 mod fusion;
+mod gpu;
 mod hostile;
 mod library_complex;
 mod library_fft;

@@ -165,153 +165,167 @@ fn check(x: &Array, xs: &[f64], shape: &[usize], axes: &[usize], what: &str) {
 
 #[test]
 fn every_reduction_over_every_axis_set() {
-    // Trailing (inner runs), leading (column-wise), middle (permuted) axes,
-    // with sizes that cross chunk edges.
-    let shapes: [&[usize]; 4] = [&[5, 3000], &[2100, 700], &[3, 5, 7, 11], &[4, 65_600]];
-    for (si, shape) in shapes.iter().enumerate() {
-        for dtype in [DType::F32, DType::F64] {
-            let (x, xs) = array(shape, dtype, 40 + si as u64, -10.0, 10.0);
-            let nd = shape.len();
-            let mut axis_sets: Vec<Vec<usize>> = (0..nd).map(|a| vec![a]).collect();
-            axis_sets.push((0..nd).collect());
-            if nd > 2 {
-                axis_sets.push(vec![1, 2]);
-                axis_sets.push(vec![0, 2]);
-                axis_sets.push(vec![0, 3]);
-            }
-            for axes in axis_sets {
-                check(&x, &xs, shape, &axes, &format!("{dtype} {shape:?}"));
+    on_every_engine(|_e| {
+        // Trailing (inner runs), leading (column-wise), middle (permuted) axes,
+        // with sizes that cross chunk edges.
+        let shapes: [&[usize]; 4] = [&[5, 3000], &[2100, 700], &[3, 5, 7, 11], &[4, 65_600]];
+        for (si, shape) in shapes.iter().enumerate() {
+            for dtype in [DType::F32, DType::F64] {
+                let (x, xs) = array(shape, dtype, 40 + si as u64, -10.0, 10.0);
+                let nd = shape.len();
+                let mut axis_sets: Vec<Vec<usize>> = (0..nd).map(|a| vec![a]).collect();
+                axis_sets.push((0..nd).collect());
+                if nd > 2 {
+                    axis_sets.push(vec![1, 2]);
+                    axis_sets.push(vec![0, 2]);
+                    axis_sets.push(vec![0, 3]);
+                }
+                for axes in axis_sets {
+                    check(&x, &xs, shape, &axes, &format!("{dtype} {shape:?}"));
+                }
             }
         }
-    }
+    });
 }
 
 #[test]
 fn integer_and_bool_reductions_use_numpy_dtypes() {
-    let (x, xs) = array(&[3, 4097], DType::I32, 7, -100.0, 100.0);
-    let s = x.sum(Some(&[1]), false).unwrap();
-    assert_eq!(s.dtype(), DType::I64);
-    assert_eq!(
-        s.to_vec_f64().unwrap(),
-        reference(ReduceOp::Sum, &xs, &[3, 4097], &[1])
-    );
-    let m = x.mean(None, false).unwrap();
-    assert_eq!(m.dtype(), DType::F64);
-    assert!((m.item().unwrap() - xs.iter().sum::<f64>() / xs.len() as f64).abs() < 1e-12);
-    assert_eq!(x.max(None, false).unwrap().dtype(), DType::I32);
-    assert_eq!(
-        x.argmax(None).unwrap().item().unwrap(),
-        reference(ReduceOp::ArgMax, &xs, &[3, 4097], &[0, 1])[0]
-    );
-    let (b, bs) = array(&[10_001], DType::Bool, 8, 0.0, 1.0);
-    assert_eq!(
-        b.sum(None, false).unwrap().to_vec::<i64>().unwrap()[0] as f64,
-        bs.iter().sum::<f64>()
-    );
-    let frac = b.mean(None, false).unwrap();
-    assert_eq!(frac.dtype(), DType::F64);
-    assert!((frac.item().unwrap() - bs.iter().sum::<f64>() / 10_001.0).abs() < 1e-15);
+    on_every_engine(|_e| {
+        let (x, xs) = array(&[3, 4097], DType::I32, 7, -100.0, 100.0);
+        let s = x.sum(Some(&[1]), false).unwrap();
+        assert_eq!(s.dtype(), DType::I64);
+        assert_eq!(
+            s.to_vec_f64().unwrap(),
+            reference(ReduceOp::Sum, &xs, &[3, 4097], &[1])
+        );
+        let m = x.mean(None, false).unwrap();
+        assert_eq!(m.dtype(), DType::F64);
+        assert!((m.item().unwrap() - xs.iter().sum::<f64>() / xs.len() as f64).abs() < 1e-12);
+        assert_eq!(x.max(None, false).unwrap().dtype(), DType::I32);
+        assert_eq!(
+            x.argmax(None).unwrap().item().unwrap(),
+            reference(ReduceOp::ArgMax, &xs, &[3, 4097], &[0, 1])[0]
+        );
+        let (b, bs) = array(&[10_001], DType::Bool, 8, 0.0, 1.0);
+        assert_eq!(
+            b.sum(None, false).unwrap().to_vec::<i64>().unwrap()[0] as f64,
+            bs.iter().sum::<f64>()
+        );
+        let frac = b.mean(None, false).unwrap();
+        assert_eq!(frac.dtype(), DType::F64);
+        assert!((frac.item().unwrap() - bs.iter().sum::<f64>() / 10_001.0).abs() < 1e-15);
+    });
 }
 
 #[test]
 fn nans_propagate_and_argmax_finds_the_first() {
-    let x = Array::from_vec(vec![1.0f32, 5.0, f32::NAN, 5.0, f32::NAN, -2.0], &[6]).unwrap();
-    assert!(x.max(None, false).unwrap().item().unwrap().is_nan());
-    assert!(x.min(None, false).unwrap().item().unwrap().is_nan());
-    assert_eq!(x.argmax(None).unwrap().item().unwrap(), 2.0);
-    assert_eq!(x.argmin(None).unwrap().item().unwrap(), 2.0);
-    let y = Array::from_vec(vec![3.0f64, 7.0, 7.0, -1.0, -1.0], &[5]).unwrap();
-    assert_eq!(
-        y.argmax(None).unwrap().item().unwrap(),
-        1.0,
-        "ties: first occurrence"
-    );
-    assert_eq!(y.argmin(None).unwrap().item().unwrap(), 3.0);
-    // NaN in a column-wise (outer) reduction.
-    let mut v = vec![1.0f64; 3 * 1000];
-    v[1000 + 17] = f64::NAN;
-    let m = Array::from_vec(v, &[3, 1000])
-        .unwrap()
-        .max(Some(&[0]), false)
-        .unwrap()
-        .to_vec::<f64>()
-        .unwrap();
-    assert!(m[17].is_nan() && m[16] == 1.0);
+    on_every_engine(|_e| {
+        let x = Array::from_vec(vec![1.0f32, 5.0, f32::NAN, 5.0, f32::NAN, -2.0], &[6]).unwrap();
+        assert!(x.max(None, false).unwrap().item().unwrap().is_nan());
+        assert!(x.min(None, false).unwrap().item().unwrap().is_nan());
+        assert_eq!(x.argmax(None).unwrap().item().unwrap(), 2.0);
+        assert_eq!(x.argmin(None).unwrap().item().unwrap(), 2.0);
+        let y = Array::from_vec(vec![3.0f64, 7.0, 7.0, -1.0, -1.0], &[5]).unwrap();
+        assert_eq!(
+            y.argmax(None).unwrap().item().unwrap(),
+            1.0,
+            "ties: first occurrence"
+        );
+        assert_eq!(y.argmin(None).unwrap().item().unwrap(), 3.0);
+        // NaN in a column-wise (outer) reduction.
+        let mut v = vec![1.0f64; 3 * 1000];
+        v[1000 + 17] = f64::NAN;
+        let m = Array::from_vec(v, &[3, 1000])
+            .unwrap()
+            .max(Some(&[0]), false)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        assert!(m[17].is_nan() && m[16] == 1.0);
+    });
 }
 
 #[test]
 fn f32_sum_of_100m_uniforms_is_accurate() {
-    // A naive running f32 sum is 66% off here; the engine must be within
-    // 1e-6 of the exact value.
-    let mut rng = crossover::Generator::new(99);
-    let x = rng.uniform(&[100_000_000], DType::F32).unwrap();
-    x.eval().unwrap();
-    let exact: f64 = x.to_vec::<f32>().unwrap().iter().map(|&v| v as f64).sum();
-    let got = x.sum(None, false).unwrap().item().unwrap();
-    assert!(((got - exact) / exact).abs() < 1e-6, "sum {got} vs {exact}");
-    let mean = x.mean(None, false).unwrap().item().unwrap();
-    assert!(((mean - exact / 1e8) / (exact / 1e8)).abs() < 1e-6);
+    on_every_engine(|_e| {
+        // A naive running f32 sum is 66% off here; the engine must be within
+        // 1e-6 of the exact value.
+        let mut rng = crossover::Generator::new(99);
+        let x = rng.uniform(&[100_000_000], DType::F32).unwrap();
+        x.eval().unwrap();
+        let exact: f64 = x.to_vec::<f32>().unwrap().iter().map(|&v| v as f64).sum();
+        let got = x.sum(None, false).unwrap().item().unwrap();
+        assert!(((got - exact) / exact).abs() < 1e-6, "sum {got} vs {exact}");
+        let mean = x.mean(None, false).unwrap().item().unwrap();
+        assert!(((mean - exact / 1e8) / (exact / 1e8)).abs() < 1e-6);
+    });
 }
 
 #[test]
 fn variance_is_stable_for_data_with_a_large_mean() {
-    let (noise, ns) = array(&[1_000_003], DType::F64, 77, 0.0, 1.0);
-    let x = noise.add(1e8).unwrap();
-    let xs: Vec<f64> = ns.iter().map(|v| v + 1e8).collect();
-    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
-    let want = xs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / xs.len() as f64;
-    let got = x.var(None, false, 0).unwrap().item().unwrap();
-    assert!(((got - want) / want).abs() < 1e-6, "var {got} vs {want}");
-    // f32 data offset by 1e4 (f32 has 7 digits): still accurate.
-    let (y, ys) = array(&[3, 100_000], DType::F32, 78, 1e4, 1e4 + 1.0);
-    let s = y.std(Some(&[1]), false, 1).unwrap().to_vec_f64().unwrap();
-    assert_close(
-        &s,
-        &reference(ReduceOp::Std { ddof: 1 }, &ys, &[3, 100_000], &[1]),
-        1e-5,
-        0.0,
-        "std f32 offset",
-    );
+    on_every_engine(|_e| {
+        let (noise, ns) = array(&[1_000_003], DType::F64, 77, 0.0, 1.0);
+        let x = noise.add(1e8).unwrap();
+        let xs: Vec<f64> = ns.iter().map(|v| v + 1e8).collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let want = xs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / xs.len() as f64;
+        let got = x.var(None, false, 0).unwrap().item().unwrap();
+        assert!(((got - want) / want).abs() < 1e-6, "var {got} vs {want}");
+        // f32 data offset by 1e4 (f32 has 7 digits): still accurate.
+        let (y, ys) = array(&[3, 100_000], DType::F32, 78, 1e4, 1e4 + 1.0);
+        let s = y.std(Some(&[1]), false, 1).unwrap().to_vec_f64().unwrap();
+        assert_close(
+            &s,
+            &reference(ReduceOp::Std { ddof: 1 }, &ys, &[3, 100_000], &[1]),
+            1e-5,
+            0.0,
+            "std f32 offset",
+        );
+    });
 }
 
 #[test]
 fn ddof_beyond_the_count_gives_inf_or_nan_like_numpy() {
-    let x = Array::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
-    assert!(x.var(None, false, 2).unwrap().item().unwrap().is_infinite());
-    let one = Array::from_vec(vec![1.0f64], &[1]).unwrap();
-    assert!(one.var(None, false, 1).unwrap().item().unwrap().is_nan());
+    on_every_engine(|_e| {
+        let x = Array::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        assert!(x.var(None, false, 2).unwrap().item().unwrap().is_infinite());
+        let one = Array::from_vec(vec![1.0f64], &[1]).unwrap();
+        assert!(one.var(None, false, 1).unwrap().item().unwrap().is_nan());
+    });
 }
 
 #[test]
 fn reductions_of_views_and_fused_chains() {
-    let (a, xa) = array(&[300, 500], DType::F64, 90, -1.0, 1.0);
-    // Sum over a transposed view: same numbers, other order.
-    let t = a.transpose().unwrap();
-    let got = t.sum(Some(&[1]), false).unwrap().to_vec_f64().unwrap();
-    assert_close(
-        &got,
-        &reference(ReduceOp::Sum, &xa, &[300, 500], &[0]),
-        1e-12,
-        1e-12,
-        "sum of a.T",
-    );
-    // std(a*b + 1) in one kernel that writes only the result.
-    let (b, xb) = array(&[300, 500], DType::F64, 91, -1.0, 1.0);
-    let s = a
-        .mul(&b)
-        .unwrap()
-        .add(1.0)
-        .unwrap()
-        .std(Some(&[0]), false, 0)
-        .unwrap();
-    let ks = crossover::lower(std::slice::from_ref(&s)).unwrap();
-    assert_eq!(ks.len(), 1, "the reduction swallows its chain");
-    let prod: Vec<f64> = xa.iter().zip(&xb).map(|(p, q)| p * q + 1.0).collect();
-    assert_close(
-        &s.to_vec_f64().unwrap(),
-        &reference(ReduceOp::Std { ddof: 0 }, &prod, &[300, 500], &[0]),
-        1e-10,
-        1e-12,
-        "std(a*b+1)",
-    );
+    on_every_engine(|_e| {
+        let (a, xa) = array(&[300, 500], DType::F64, 90, -1.0, 1.0);
+        // Sum over a transposed view: same numbers, other order.
+        let t = a.transpose().unwrap();
+        let got = t.sum(Some(&[1]), false).unwrap().to_vec_f64().unwrap();
+        assert_close(
+            &got,
+            &reference(ReduceOp::Sum, &xa, &[300, 500], &[0]),
+            1e-12,
+            1e-12,
+            "sum of a.T",
+        );
+        // std(a*b + 1) in one kernel that writes only the result.
+        let (b, xb) = array(&[300, 500], DType::F64, 91, -1.0, 1.0);
+        let s = a
+            .mul(&b)
+            .unwrap()
+            .add(1.0)
+            .unwrap()
+            .std(Some(&[0]), false, 0)
+            .unwrap();
+        let ks = crossover::lower(std::slice::from_ref(&s)).unwrap();
+        assert_eq!(ks.len(), 1, "the reduction swallows its chain");
+        let prod: Vec<f64> = xa.iter().zip(&xb).map(|(p, q)| p * q + 1.0).collect();
+        assert_close(
+            &s.to_vec_f64().unwrap(),
+            &reference(ReduceOp::Std { ddof: 0 }, &prod, &[300, 500], &[0]),
+            1e-10,
+            1e-12,
+            "std(a*b+1)",
+        );
+    });
 }

@@ -1,0 +1,128 @@
+//! The contract between the executor and a device: kernels arrive bound
+//! (inputs resolved to buffers and layouts, outputs described), so no
+//! backend walks the lazy graph.
+
+use super::DeviceKind;
+use crate::array::Value;
+use crate::buffer::Buffer;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::expr::ir::Program;
+use crate::fuse::{Kernel, ReducePlan};
+use crate::op::Library;
+use crate::shape::Layout;
+use std::fmt;
+use std::sync::Arc;
+
+/// A program source bound to data.
+#[derive(Clone, Debug)]
+pub enum BoundSource {
+    /// Elements of `buffer` read through `layout` over the iteration space
+    /// (the layout indexes the buffer directly: offset and strides in
+    /// elements).
+    Buffer { buffer: Arc<Buffer>, layout: Layout },
+    /// Flat indices, through `layout` over the iteration space.
+    Index { layout: Layout },
+}
+
+impl BoundSource {
+    /// The layout over the iteration space.
+    pub fn layout(&self) -> &Layout {
+        match self {
+            BoundSource::Buffer { layout, .. } | BoundSource::Index { layout } => layout,
+        }
+    }
+}
+
+/// What a bound kernel does.
+#[derive(Debug)]
+pub enum BoundBody<'k> {
+    /// A fused elementwise program over bound sources, optionally closed by
+    /// reductions. One output per `program.outputs` entry (reductions: one
+    /// per op), each row-major contiguous.
+    Fused {
+        program: &'k Program,
+        sources: Vec<BoundSource>,
+        reduce: Option<&'k ReducePlan>,
+    },
+    /// One library call: returns one value per output of the call, each
+    /// row-major contiguous with the declared shape and dtype.
+    Library { op: &'k Library, inputs: Vec<Value> },
+}
+
+/// A kernel ready to run: what a [`Backend`] receives.
+#[derive(Debug)]
+pub struct BoundKernel<'k> {
+    /// Short name for errors and traces (`fused(mul,sin)`, `matmul`).
+    pub name: String,
+    /// Iteration space (library kernels: the first output's shape).
+    pub shape: &'k [usize],
+    /// Shape and dtype of each value the backend returns.
+    pub outputs: Vec<(Vec<usize>, DType)>,
+    pub body: BoundBody<'k>,
+}
+
+impl BoundKernel<'_> {
+    /// Points in the iteration space.
+    pub fn numel(&self) -> usize {
+        crate::shape::numel(self.shape)
+    }
+}
+
+/// Device-measured seconds of the kernels a backend ran since the last
+/// [`Backend::finish`], in launch order (`None`: not measured).
+pub type KernelTiming = Vec<Option<f64>>;
+
+/// Something that runs kernels on one device.
+///
+/// The planner asks [`Backend::check`] before considering the device for a
+/// kernel, so `run` is only called with kernels the backend accepts.
+pub trait Backend: Send + Sync + fmt::Debug {
+    /// The device this backend runs on.
+    fn kind(&self) -> DeviceKind;
+    /// Human name (`"AMD EPYC 9B45 (2 threads, AVX-512)"`, `"NVIDIA H100 (cuda)"`).
+    fn name(&self) -> String;
+    /// `Err(reason)` when this device cannot run `kernel` (an op without an
+    /// implementation here, a dtype it does not support).
+    fn check(&self, kernel: &Kernel) -> std::result::Result<(), String>;
+    /// Bytes of memory kernels may use on the device (`None`: host memory,
+    /// not limited by the planner).
+    fn memory_bytes(&self) -> Option<u64>;
+    /// Bytes of device memory this backend holds now (the planner counts
+    /// them against [`Backend::memory_bytes`]).
+    fn memory_held(&self) -> u64 {
+        0
+    }
+    /// Predicted seconds of preparing `kernel` before it can first run
+    /// (compiling a kernel not in the cache); 0 when ready.
+    fn prepare_cost_s(&self, _kernel: &Kernel) -> f64 {
+        0.0
+    }
+    /// Starts preparing `kernel` in the background (compiling it into the
+    /// kernel cache) without running it, so a later evaluation finds it
+    /// ready. The executor calls it for kernels the planner placed
+    /// elsewhere only because preparing them would have cost too much now.
+    fn prepare_in_background(&self, _kernel: &Kernel) {}
+    /// Runs (or enqueues) the kernel. Outputs are valid on this device only
+    /// (see [`Residency::set_only`](crate::residency::Residency::set_only)).
+    fn run(&self, kernel: &BoundKernel<'_>) -> Result<Vec<Value>>;
+    /// Makes `buffer` valid on this device too (a host<->device copy).
+    fn copy_in(&self, buffer: &Buffer) -> Result<()>;
+    /// Waits for everything enqueued and returns the device-measured times
+    /// of the kernels run since the last call (empty: the executor's wall
+    /// times are the measurements).
+    fn finish(&self) -> Result<KernelTiming> {
+        Ok(Vec::new())
+    }
+    /// The profile numbers to plan with before calibration measures this
+    /// device (from what it reports), with its host links.
+    fn prior(&self) -> Option<(crate::cost::DeviceProfile, Vec<crate::cost::LinkProfile>)> {
+        None
+    }
+    /// Whether timings of this backend are real measurements of the device
+    /// it stands for (false for the synthetic GPU); only real ones refine
+    /// the profile.
+    fn measures(&self) -> bool {
+        true
+    }
+}

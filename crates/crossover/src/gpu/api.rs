@@ -1,0 +1,153 @@
+//! The small trait each GPU API implements ([`GpuApi`]): devices and their
+//! properties, memory, copies, compiling a source, launching, events.
+//! Everything else (codegen, caches, memory pooling, residency, timing,
+//! planning) is the GPU core's and is written once.
+
+use super::codegen::Dialect;
+use std::fmt;
+
+/// A device as an API reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceInfo {
+    /// `"opencl"` or `"cuda"`.
+    pub api: &'static str,
+    pub name: String,
+    pub vendor: String,
+    /// Driver (and API) version, part of compiled-kernel cache keys.
+    pub driver: String,
+    /// A GPU (false for CPU-type OpenCL devices such as pocl's, which
+    /// share the cores the CPU backend already uses).
+    pub is_gpu: bool,
+    pub compute_units: u32,
+    /// Core clock, MHz.
+    pub clock_mhz: u32,
+    /// Global memory, bytes.
+    pub memory_bytes: u64,
+    /// Largest single allocation, bytes.
+    pub max_alloc_bytes: u64,
+    /// Double precision support.
+    pub fp64: bool,
+    /// Largest work-group.
+    pub max_group: usize,
+    /// Local (shared) memory per work-group, bytes.
+    pub local_mem_bytes: u64,
+    /// Largest kernel argument list, bytes.
+    pub max_param_bytes: usize,
+    /// Memory bus width (bits) and memory clock (MHz), where reported.
+    pub memory_bus: Option<(u32, u32)>,
+}
+
+impl DeviceInfo {
+    /// One line for `crossover info`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({}, {} {}, {} compute units at {} MHz, {:.1} GiB, fp64 {}, driver {})",
+            self.name,
+            self.vendor,
+            self.api,
+            if self.is_gpu { "GPU" } else { "CPU device" },
+            self.compute_units,
+            self.clock_mhz,
+            self.memory_bytes as f64 / (1u64 << 30) as f64,
+            if self.fp64 { "yes" } else { "no" },
+            self.driver
+        )
+    }
+}
+
+/// A failed API call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiError {
+    /// The call that failed (`clBuildProgram`, `cuLaunchKernel`...).
+    pub call: &'static str,
+    /// What went wrong (the API's error name and, for builds, the log).
+    pub msg: String,
+    /// The device ran out of memory.
+    pub out_of_memory: bool,
+}
+
+impl ApiError {
+    /// An error of `call`.
+    pub fn new(call: &'static str, msg: impl Into<String>) -> ApiError {
+        ApiError {
+            call,
+            msg: msg.into(),
+            out_of_memory: false,
+        }
+    }
+
+    /// An out-of-memory error of `call`.
+    pub fn oom(call: &'static str, msg: impl Into<String>) -> ApiError {
+        ApiError {
+            call,
+            msg: msg.into(),
+            out_of_memory: true,
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.call, self.msg)
+    }
+}
+
+/// An argument of a kernel launch.
+pub enum Arg<'a, M> {
+    /// A device buffer.
+    Mem(&'a M),
+    /// A parameter struct passed by value.
+    Bytes(&'a [u8]),
+}
+
+/// A compiled module and, where the API can give it, the binary to cache.
+pub struct Compiled<M> {
+    pub module: M,
+    pub binary: Option<Vec<u8>>,
+}
+
+/// One GPU API over one device.
+///
+/// Calls may come from several threads; the core serialises launches (see
+/// [`super::GpuBackend`]), so implementations need not lock kernels.
+pub trait GpuApi: Send + Sync + 'static {
+    /// A device allocation (freed on drop).
+    type Mem: Send + Sync + 'static;
+    /// A compiled program holding the entry points it was built for.
+    type Module: Send + Sync + 'static;
+    /// A completed-launch marker with its device time.
+    type Event: Send + Sync + 'static;
+
+    /// The device.
+    fn info(&self) -> &DeviceInfo;
+    /// The kernel language this API compiles.
+    fn dialect(&self) -> Dialect;
+    /// Compiler options (part of cache keys).
+    fn options(&self) -> String;
+    /// Allocates `bytes` (> 0) of device memory.
+    fn alloc(&self, bytes: usize) -> Result<Self::Mem, ApiError>;
+    /// Copies `src` to the start of `dst` (returns when the host data may
+    /// be reused).
+    fn write(&self, dst: &Self::Mem, src: &[u8]) -> Result<(), ApiError>;
+    /// Copies the start of `src` into `dst`, after all queued work.
+    fn read(&self, src: &Self::Mem, dst: &mut [u8]) -> Result<(), ApiError>;
+    /// Builds `source` with entry points `entries` (the error carries the
+    /// build log).
+    fn compile(&self, source: &str, entries: &[String])
+        -> Result<Compiled<Self::Module>, ApiError>;
+    /// Loads a binary that [`GpuApi::compile`] returned earlier.
+    fn load(&self, binary: &[u8], entries: &[String]) -> Result<Self::Module, ApiError>;
+    /// Enqueues entry `entry` of `module` on `groups` work-groups of
+    /// [`GROUP`](super::codegen::GROUP) work-items.
+    fn launch(
+        &self,
+        module: &Self::Module,
+        entry: usize,
+        groups: usize,
+        args: &[Arg<'_, Self::Mem>],
+    ) -> Result<Self::Event, ApiError>;
+    /// Waits for all queued work.
+    fn synchronize(&self) -> Result<(), ApiError>;
+    /// Device seconds of a finished launch (`None` when not measurable).
+    fn elapsed(&self, event: &Self::Event) -> Result<Option<f64>, ApiError>;
+}

@@ -1,0 +1,286 @@
+//! From a kernel's structure to a launch: collapse the iteration space,
+//! classify each source, pick the index width and (for reductions) the
+//! strategy and segments, fill the parameter values, size the grid.
+
+use super::codegen::params::{Param, Value};
+use super::codegen::{Access, Kind, Strategy, Variant, GROUP};
+use crate::dtype::{DType, Scalar};
+use crate::expr::ir::{InstKind, Program};
+use crate::fuse::{ReduceMode, ReducePlan};
+use crate::shape::Layout;
+
+/// Reductions whose rows are shorter than this run one row per work-item.
+const ROW_PER_THREAD_MAX: usize = 256;
+/// Points a work-group reduces per segment (about).
+const SEGMENT_POINTS: usize = 16 * GROUP;
+/// Most segments per output.
+const MAX_SEGMENTS: usize = 1024;
+/// Rows per work-item in a column reduction (about).
+const COLUMN_ROWS: usize = 64;
+/// Most work-items of a column reduction.
+const COLUMN_ITEMS: usize = 1 << 22;
+
+/// A kernel ready to launch.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub variant: Variant,
+    /// Work-groups of each entry point, in order (an entry with 0 groups is
+    /// skipped).
+    pub groups: Vec<usize>,
+    /// Bytes of the partial-state buffer (0: none).
+    pub partial_states: usize,
+    dims: Vec<usize>,
+    strides: Vec<Vec<isize>>,
+    offsets: Vec<usize>,
+    points: usize,
+    kept: usize,
+    reduced: usize,
+    segments: usize,
+    chunk: usize,
+}
+
+/// Merges neighbouring dims that every source steps through as one, and
+/// drops size-1 dims. Returns the collapsed shape and each source's strides.
+fn collapse(shape: &[usize], layouts: &[&Layout]) -> (Vec<usize>, Vec<Vec<isize>>) {
+    let mut dims: Vec<usize> = Vec::new();
+    let mut strides: Vec<Vec<isize>> = vec![Vec::new(); layouts.len()];
+    for (d, &n) in shape.iter().enumerate() {
+        if n == 1 {
+            continue;
+        }
+        let mergeable = !dims.is_empty()
+            && layouts.iter().zip(&strides).all(|(l, st)| {
+                let last = *st.last().expect("dims is not empty");
+                last == l.strides[d] * n as isize
+            });
+        if mergeable {
+            let k = dims.len() - 1;
+            dims[k] *= n;
+            for (st, l) in strides.iter_mut().zip(layouts) {
+                *st.last_mut().expect("dims is not empty") = l.strides[d];
+            }
+        } else {
+            dims.push(n);
+            for (st, l) in strides.iter_mut().zip(layouts) {
+                st.push(l.strides[d]);
+            }
+        }
+    }
+    (dims, strides)
+}
+
+fn classify(dims: &[usize], strides: &[isize], points: usize) -> Access {
+    if points == 0 || strides.iter().all(|&s| s == 0) {
+        return Access::Constant;
+    }
+    let mut expect = 1isize;
+    for (n, s) in dims.iter().zip(strides).rev() {
+        if *s != expect {
+            return Access::Strided;
+        }
+        expect *= *n as isize;
+    }
+    Access::Contiguous
+}
+
+/// Largest element position a source can address (for the index width).
+fn reach(offset: usize, dims: &[usize], strides: &[isize]) -> i128 {
+    let mut hi = offset as i128;
+    for (n, s) in dims.iter().zip(strides) {
+        hi += (*n as i128 - 1).max(0) * (*s as i128).abs();
+    }
+    hi
+}
+
+impl Launch {
+    /// Plans a fused kernel over `shape` reading sources through `layouts`
+    /// (one per program source, in order), writing `outputs`.
+    pub fn plan(
+        program: &Program,
+        layouts: &[&Layout],
+        shape: &[usize],
+        reduce: Option<&ReducePlan>,
+        outputs: &[DType],
+        max_groups: usize,
+    ) -> Launch {
+        let points: usize = shape.iter().product();
+        let (dims, strides) = collapse(shape, layouts);
+        let access: Vec<Access> = strides
+            .iter()
+            .map(|st| classify(&dims, st, points))
+            .collect();
+        let offsets: Vec<usize> = layouts.iter().map(|l| l.offset).collect();
+        let limit = i32::MAX as i128;
+        // Index loops step by the grid size: leave room so `i += stride`
+        // cannot overflow 32 bits.
+        let slack = (max_groups.max(1) * GROUP) as i128 * 2;
+        let wide = points as i128 + slack > limit
+            || layouts
+                .iter()
+                .zip(&strides)
+                .any(|(l, st)| reach(l.offset, &dims, st) > limit);
+        let grid = |items: usize| items.div_ceil(GROUP).clamp(1, max_groups.max(1));
+        let (kind, groups, kept, reduced, segments, chunk) = match reduce {
+            None => (
+                Kind::Elementwise {
+                    outputs: outputs.to_vec(),
+                },
+                vec![if points == 0 { 0 } else { grid(points) }, 0],
+                0,
+                0,
+                1,
+                0,
+            ),
+            Some(plan) => {
+                let (k, r) = (plan.kept, plan.reduced);
+                let (strategy, segs) = match plan.mode {
+                    ReduceMode::Inner if r < ROW_PER_THREAD_MAX => (Strategy::RowPerThread, 1),
+                    ReduceMode::Inner => (
+                        Strategy::GroupPerSegment,
+                        r.div_ceil(SEGMENT_POINTS).clamp(1, MAX_SEGMENTS),
+                    ),
+                    ReduceMode::Outer => (
+                        Strategy::ColumnPerThread,
+                        r.div_ceil(COLUMN_ROWS)
+                            .min((COLUMN_ITEMS / k.max(1)).max(1))
+                            .max(1),
+                    ),
+                };
+                let chunk = r.div_ceil(segs).max(1);
+                let segs = if r == 0 { 1 } else { r.div_ceil(chunk) };
+                let first = match strategy {
+                    Strategy::RowPerThread => grid(k),
+                    Strategy::ColumnPerThread => grid(k * segs),
+                    Strategy::GroupPerSegment => k * segs,
+                };
+                let merge = if segs > 1 { grid(k) } else { 0 };
+                (
+                    Kind::Reduce {
+                        ops: plan.ops.clone(),
+                        outputs: outputs.to_vec(),
+                        strategy,
+                    },
+                    vec![if k == 0 { 0 } else { first }, merge],
+                    k,
+                    r,
+                    segs,
+                    chunk,
+                )
+            }
+        };
+        let partial_states = if groups[1] > 0 {
+            kept * segments * super::codegen::reduce_state_bytes()
+        } else {
+            0
+        };
+        Launch {
+            variant: Variant {
+                program: program.key(),
+                dims: dims.len(),
+                access,
+                wide,
+                kind,
+            },
+            groups,
+            partial_states,
+            dims,
+            strides,
+            offsets,
+            points,
+            kept,
+            reduced,
+            segments,
+            chunk,
+        }
+    }
+
+    /// Points of the iteration space.
+    pub fn points(&self) -> usize {
+        self.points
+    }
+
+    /// The value of parameter `p` (constants, seeds and aranges from
+    /// `program`, with the CPU backend's conversions).
+    pub fn value(&self, program: &Program, p: Param) -> Result<Value, String> {
+        let int = |v: usize| Value::I64(v as i64);
+        Ok(match p {
+            Param::Points => int(self.points),
+            Param::Kept => int(self.kept),
+            Param::Reduced => int(self.reduced),
+            Param::Segments => int(self.segments),
+            Param::Chunk => int(self.chunk),
+            Param::Dim(d) => int(self.dims[d]),
+            Param::Offset(s) => int(self.offsets[s]),
+            Param::Stride(s, d) => Value::I64(self.strides[s][d] as i64),
+            Param::Const(r) => {
+                let inst = &program.insts[r as usize];
+                let InstKind::Const(c) = inst.kind else {
+                    return Err(format!("r{r} is not a constant"));
+                };
+                constant(c, inst.dtype)
+            }
+            Param::ArangeStart(r)
+            | Param::ArangeStep(r)
+            | Param::ArangeLastIndex(r)
+            | Param::ArangeLastValue(r) => {
+                let InstKind::Arange {
+                    start, step, last, ..
+                } = program.insts[r as usize].kind
+                else {
+                    return Err(format!("r{r} is not an arange"));
+                };
+                match p {
+                    Param::ArangeStart(_) => Value::F64(start),
+                    Param::ArangeStep(_) => Value::F64(step),
+                    Param::ArangeLastIndex(_) => Value::I64(last.map_or(-1, |l| l.0 as i64)),
+                    _ => Value::F64(last.map_or(0.0, |l| l.1)),
+                }
+            }
+            Param::Seed(r) | Param::Stream(r) => {
+                let InstKind::Random { key, .. } = program.insts[r as usize].kind else {
+                    return Err(format!("r{r} is not a random source"));
+                };
+                Value::U64(if matches!(p, Param::Seed(_)) {
+                    key.seed
+                } else {
+                    key.stream
+                })
+            }
+        })
+    }
+}
+
+/// A constant as the CPU interpreter splats it.
+fn constant(c: Scalar, d: DType) -> Value {
+    match d {
+        DType::Bool => Value::I64(c.as_bool() as i64),
+        DType::I32 => Value::I64(c.as_i64() as i32 as i64),
+        DType::F32 => Value::F32(c.as_f64() as f32),
+        DType::F64 | DType::C64 | DType::C128 => Value::F64(c.as_f64()),
+        DType::I64 => Value::I64(c.as_i64()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapse_merges_contiguous_runs_and_keeps_views() {
+        let a = Layout::contiguous(&[4, 5, 6]);
+        let t = Layout::contiguous(&[6, 5, 4])
+            .permute("t", &[2, 1, 0])
+            .unwrap();
+        let (d, s) = collapse(&[4, 5, 6], &[&a]);
+        assert_eq!((d, s), (vec![120], vec![vec![1]]));
+        let (d, s) = collapse(&[4, 5, 6], &[&a, &t]);
+        assert_eq!(d, vec![4, 5, 6]);
+        assert_eq!(classify(&d, &s[0], 120), Access::Contiguous);
+        assert_eq!(classify(&d, &s[1], 120), Access::Strided);
+        let b = Layout::contiguous(&[1])
+            .broadcast_to("b", &[4, 5, 6])
+            .unwrap();
+        let (d, s) = collapse(&[4, 5, 6], &[&b]);
+        assert_eq!(classify(&d, &s[0], 120), Access::Constant);
+    }
+}
