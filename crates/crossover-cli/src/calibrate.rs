@@ -26,12 +26,6 @@ pub fn run(args: &CalibrateArgs) -> Result<(), String> {
     )?;
     let mode = if args.quick { "quick" } else { "full" };
     eprintln!("crossover calibrate ({mode}): measuring this machine...");
-    let devices = crossover::Engine::global().devices();
-    for d in &devices {
-        if let Err(why) = &d.usable {
-            eprintln!("{}: not calibrated: {why}", d.device);
-        }
-    }
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(1);
         b.set_style(

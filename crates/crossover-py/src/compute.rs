@@ -86,12 +86,8 @@ fn interruptible(py: Python<'_>, arrays: &[Array]) -> PyResult<()> {
                 let _ = tx.send(());
                 r
             });
-            loop {
-                match rx.recv_timeout(POLL) {
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    // Finished (or the helper is gone): its result decides.
-                    _ => break,
-                }
+            // Until the helper finishes (or is gone: its result decides).
+            while let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(POLL) {
                 if let Err(e) = Python::attach(|py| py.check_signals()) {
                     crossover::interrupt::request();
                     let _ = worker.join();

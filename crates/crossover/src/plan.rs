@@ -384,7 +384,9 @@ fn predict_on(
             ));
         }
     }
-    let prepare_s = backend.prepare_cost_s(k);
+    let prepare_s = backend
+        .preparation(k)
+        .seconds(profile.device_or_default(d).compile_s);
     let kernel = profile.predict_kernel(d, work);
     let (mut copies, mut copy_bytes, mut copy_s) = (0, 0, 0.0);
     for (_, bytes, locs) in inputs {

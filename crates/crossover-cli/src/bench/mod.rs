@@ -237,8 +237,23 @@ fn run_all(
                 for &variant in &variants {
                     let what = format!("{} {variant} {size} on {device}", w.name());
                     bar.set_message(what.clone());
-                    let row = run_case(*w, case.as_mut(), variant, size, device, method)
-                        .map_err(|e| format!("{what}: {e}"))?;
+                    let row = match run_case(*w, case.as_mut(), variant, size, device, method) {
+                        Ok(row) => row,
+                        // A device that cannot run this workload (a GPU
+                        // without library ops yet): noted, not fatal.
+                        Err(e) if device == "gpu" && e.kind() == crossover::ErrorKind::Device => {
+                            let note = format!("{what}: skipped: {e}");
+                            if !report.notes.iter().any(|n| {
+                                n.starts_with(&format!("{} ", w.name())) && n.contains("skipped")
+                            }) {
+                                bar.suspend(|| eprintln!("{note}"));
+                            }
+                            report.notes.push(note);
+                            bar.inc(1);
+                            continue;
+                        }
+                        Err(e) => return Err(format!("{what}: {e}")),
+                    };
                     if args.format == Format::Json {
                         let line = serde_json::to_string(&row).map_err(|e| e.to_string())?;
                         bar.suspend(|| writeln!(out, "{line}"))

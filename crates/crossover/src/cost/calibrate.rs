@@ -6,9 +6,10 @@
 //! kernel over a buffer far larger than the caches), arithmetic and
 //! transcendental rates per dtype (long chains of `x*c + d` and of `sin` over
 //! a cache-sized buffer), and time curves over size for the library ops
-//! (matmul, FFT). Quick mode uses fewer sizes and shorter runs (well under
-//! 30 s); full mode under 3 minutes. Without a usable GPU only the CPU is
-//! calibrated and the result says why.
+//! (matmul, FFT). The GPU the engine would use is measured too
+//! ([`calibrate_gpu`](super::calibrate_gpu)). Quick mode uses fewer sizes
+//! and shorter runs (well under 30 s); full mode under 3 minutes. Without a
+//! usable GPU only the CPU is calibrated and the result says why.
 
 use super::{DeviceProfile, LibraryCurve, Profile, Rates};
 use crate::array::Array;
@@ -35,39 +36,70 @@ pub struct Calibration {
     pub lines: Vec<String>,
 }
 
-struct Runner {
-    engine: Engine,
-    min_reps: usize,
-    min_time: f64,
+pub(super) struct Runner {
+    pub engine: Engine,
+    /// The device measured (kernels are forced there).
+    pub device: DeviceKind,
+    pub min_reps: usize,
+    pub min_time: f64,
 }
 
 impl Runner {
     /// Median seconds of the kernels of `build()` (only library kernels if
     /// `library`), and the last plan.
-    fn time(&self, library: bool, build: &dyn Fn() -> Result<Array>) -> Result<(f64, Plan)> {
-        let policy = Some(Policy::Force(DeviceKind::Cpu));
-        // Warm-up (page faults, thread pool start, FFT plans).
+    pub fn time(&self, library: bool, build: &dyn Fn() -> Result<Array>) -> Result<(f64, Plan)> {
+        self.samples(build, &|plan, _| {
+            plan.kernels
+                .iter()
+                .filter(|k| !library || k.work.library.is_some())
+                .filter_map(|k| k.measured_s)
+                .sum()
+        })
+    }
+
+    /// `a`, made valid on the runner's device (a copy for a GPU).
+    pub fn resident(&self, a: Array) -> Result<Array> {
+        if self.device != DeviceKind::Cpu {
+            self.engine.to_device(&a, self.device)?;
+        }
+        Ok(a)
+    }
+
+    /// Median wall-clock seconds of evaluating `build()` (launch, wait and
+    /// the engine's own planning), and the last plan.
+    pub fn time_wall(&self, build: &dyn Fn() -> Result<Array>) -> Result<(f64, Plan)> {
+        self.samples(build, &|_, wall| wall)
+    }
+
+    fn samples(
+        &self,
+        build: &dyn Fn() -> Result<Array>,
+        pick: &dyn Fn(&Plan, f64) -> f64,
+    ) -> Result<(f64, Plan)> {
+        let policy = Some(Policy::Force(self.device));
+        // Warm-up (page faults, thread pool start, FFT plans, compiles).
         let mut last = self.engine.evaluate(&[build()?], policy)?;
         let mut samples = Vec::new();
         let start = Instant::now();
         while samples.len() < self.min_reps
             || (start.elapsed().as_secs_f64() < self.min_time && samples.len() < 100_000)
         {
-            last = self.engine.evaluate(&[build()?], policy)?;
-            let s: f64 = last
-                .kernels
-                .iter()
-                .filter(|k| !library || k.work.library.is_some())
-                .filter_map(|k| k.measured_s)
-                .sum();
-            samples.push(s);
+            let y = build()?;
+            let t = Instant::now();
+            last = self.engine.evaluate(&[y], policy)?;
+            samples.push(pick(&last, t.elapsed().as_secs_f64()));
         }
-        samples.sort_by(|a, b| a.total_cmp(b));
-        Ok((samples[samples.len() / 2].max(1e-9), last))
+        Ok((median(samples).max(1e-9), last))
     }
 }
 
-fn ready(shape: &[usize], dtype: DType, seed: u64) -> Result<Array> {
+/// The median of `samples` (not empty).
+pub(super) fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(|a, b| a.total_cmp(b));
+    samples[samples.len() / 2]
+}
+
+pub(super) fn ready(shape: &[usize], dtype: DType, seed: u64) -> Result<Array> {
     let mut g = crate::Generator::new(seed);
     let a = g.uniform_range(0.5, 1.0, shape, dtype)?;
     a.eval()?;
@@ -86,6 +118,7 @@ pub fn calibrate(
     let quick = opts.quick;
     let runner = Runner {
         engine: Engine::new(Profile::defaults()),
+        device: DeviceKind::Cpu,
         min_reps: if quick { 3 } else { 7 },
         min_time: if quick { 0.25 } else { 1.0 },
     };
@@ -100,7 +133,14 @@ pub fn calibrate(
     } else {
         &[1 << 10, 1 << 13, 1 << 16, 1 << 19, 1 << 22]
     };
-    let total = 6 + 2 * mm_sizes.len() + fft_sizes.len();
+    // The GPU the engine would use (`CROSSOVER_GPU` chooses).
+    let gpu = crate::gpu::discover::from_env();
+    let gpu_steps = if gpu.is_ok() {
+        super::calibrate_gpu::STEPS
+    } else {
+        0
+    };
+    let total = 3 + 4 + 2 * mm_sizes.len() + fft_sizes.len() + gpu_steps;
     let mut step = 0;
     let mut tick = |what: &str, progress: &mut dyn FnMut(usize, usize, &str)| {
         progress(step, total, what);
@@ -112,89 +152,32 @@ pub fn calibrate(
     // Dispatch overhead.
     tick("cpu launch overhead", progress);
     let tiny = ready(&[64], DType::F32, 1)?;
-    let (launch, _) = Runner {
+    let tiny_runner = Runner {
         min_reps: if quick { 200 } else { 1000 },
         ..runner_clone(&runner)
-    }
-    .time(false, &|| tiny.add(1.0))?;
+    };
+    let (launch, _) = tiny_runner.time(false, &|| tiny.add(1.0))?;
+    // What the engine itself spends around a kernel (planning, binding):
+    // a GPU's launch overhead is its wall time less this.
+    let engine_s = (tiny_runner.time_wall(&|| tiny.add(1.0))?.0 - launch).max(0.0);
     cpu.launch_s = launch;
     lines.push(format!("cpu launch overhead      : {}", time(launch)));
 
     // Bandwidth: a light kernel over a big buffer.
     tick("cpu memory bandwidth", progress);
     let n_bw = if quick { 1 << 22 } else { 1 << 24 };
-    let big = ready(&[n_bw], DType::F32, 2)?;
-    let (t, plan) = runner.time(false, &|| big.mul(2.0))?;
-    let bytes = plan
-        .kernels
-        .first()
-        .map_or(8.0 * n_bw as f64, |k| k.work.bytes);
-    cpu.bandwidth = bytes / (t - launch).max(t * 0.5);
-    lines.push(format!(
-        "cpu memory bandwidth     : {}B/s ({}B in {})",
-        si(cpu.bandwidth),
-        si(bytes),
-        time(t)
-    ));
-    drop(big);
+    cpu.bandwidth = measure_bandwidth(&runner, n_bw, launch, "cpu", &mut lines)?;
 
     // Arithmetic and transcendental rates, per dtype.
     let n_rate = if quick { 1 << 16 } else { 1 << 18 };
-    let mut rates = [0.0f64; 4];
-    for (i, (dtype, trans)) in [
-        (DType::F32, false),
-        (DType::F32, true),
-        (DType::F64, false),
-        (DType::F64, true),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let what = format!(
-            "cpu {} {}",
-            dtype,
-            if trans {
-                "transcendental"
-            } else {
-                "arithmetic"
-            }
-        );
-        tick(&what, progress);
-        let x = ready(&[n_rate], dtype, 3 + i as u64)?;
-        let build = || -> Result<Array> {
-            let mut v = x.clone();
-            for _ in 0..if trans { 8 } else { 32 } {
-                v = if trans {
-                    v.sin()?
-                } else {
-                    v.mul(0.999)?.add(0.001)?
-                };
-            }
-            Ok(v)
-        };
-        let (t, plan) = runner.time(false, &build)?;
-        let work = plan.kernels.first().map(|k| k.work.clone());
-        let rate = match work {
-            Some(w) if trans => {
-                let arith_s = if dtype == DType::F32 {
-                    w.arith / rates[0]
-                } else {
-                    w.arith / rates[2]
-                };
-                w.transcendental / (t - launch - arith_s).max(t * 0.25)
-            }
-            Some(w) => w.arith / (t - launch).max(t * 0.5),
-            None => 1e9,
-        };
-        rates[i] = rate;
-        lines.push(format!("{what:<25}: {}flop/s", si(rate)));
-    }
-    cpu.rates = Rates {
-        f32_arith: rates[0],
-        f32_transcendental: rates[1],
-        f64_arith: rates[2],
-        f64_transcendental: rates[3],
-    };
+    cpu.rates = measure_rates(
+        &runner,
+        n_rate,
+        launch,
+        "cpu",
+        &mut |what| tick(what, progress),
+        &mut lines,
+    )?;
 
     let mut profile = Profile::defaults();
     profile.source = format!(
@@ -239,14 +222,112 @@ pub fn calibrate(
     lines.push(curve_line(&c));
     profile.set_curve(c);
 
-    tick("done", progress);
     profile.set_device(cpu);
-    lines.push(format!(
-        "gpu: not calibrated: {}",
-        crate::gpu::discover::unavailable_reason()
-            .unwrap_or_else(|| "GPU calibration is not implemented yet".into())
-    ));
+    match gpu {
+        Ok(gpu) => {
+            let (dev, links) = super::calibrate_gpu::calibrate_gpu(
+                gpu,
+                quick,
+                engine_s,
+                &mut |what| tick(what, progress),
+                &mut lines,
+            )?;
+            profile.source = format!("{} and {}", profile.source, dev.name);
+            profile.set_device(dev);
+            profile.links.retain(|l| l.from == l.to);
+            profile.links.extend(links);
+        }
+        Err(why) => lines.push(format!("gpu: not calibrated: {why}")),
+    }
+    tick("done", progress);
     Ok(Calibration { profile, lines })
+}
+
+/// Memory bandwidth of `runner`'s device, bytes/s: a light kernel over a
+/// buffer of `n` f32 far larger than the caches (made where the kernel
+/// runs).
+pub(super) fn measure_bandwidth(
+    runner: &Runner,
+    n: usize,
+    launch: f64,
+    label: &str,
+    lines: &mut Vec<String>,
+) -> Result<f64> {
+    let big = runner.resident(ready(&[n], DType::F32, 2)?)?;
+    let (t, plan) = runner.time(false, &|| big.mul(2.0))?;
+    let bytes = plan
+        .kernels
+        .first()
+        .map_or(8.0 * n as f64, |k| k.work.bytes);
+    let bandwidth = bytes / (t - launch).max(t * 0.5);
+    lines.push(format!(
+        "{:<25}: {}B/s ({}B in {})",
+        format!("{label} memory bandwidth"),
+        si(bandwidth),
+        si(bytes),
+        time(t),
+    ));
+    Ok(bandwidth)
+}
+
+/// Arithmetic and transcendental rates of `runner`'s device per float
+/// dtype: long chains of `x*c + d` and of `sin` over `n` elements (a
+/// cache-sized buffer on a CPU).
+pub(super) fn measure_rates(
+    runner: &Runner,
+    n: usize,
+    launch: f64,
+    label: &str,
+    tick: &mut dyn FnMut(&str),
+    lines: &mut Vec<String>,
+) -> Result<Rates> {
+    let mut rates = [0.0f64; 4];
+    for (i, (dtype, trans)) in [
+        (DType::F32, false),
+        (DType::F32, true),
+        (DType::F64, false),
+        (DType::F64, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let kind = if trans {
+            "transcendental"
+        } else {
+            "arithmetic"
+        };
+        let what = format!("{label} {dtype} {kind}");
+        tick(&what);
+        let x = runner.resident(ready(&[n], dtype, 3 + i as u64)?)?;
+        let build = || -> Result<Array> {
+            let mut v = x.clone();
+            for _ in 0..if trans { 8 } else { 32 } {
+                v = if trans {
+                    v.sin()?
+                } else {
+                    v.mul(0.999)?.add(0.001)?
+                };
+            }
+            Ok(v)
+        };
+        let (t, plan) = runner.time(false, &build)?;
+        let work = plan.kernels.first().map(|k| k.work.clone());
+        rates[i] = match work {
+            Some(w) if trans => {
+                let arith_s = w.arith / rates[i - 1];
+                w.transcendental / (t - launch - arith_s).max(t * 0.25)
+            }
+            Some(w) => w.arith / (t - launch).max(t * 0.5),
+            None => 1e9,
+        };
+        lines.push(format!("{what:<25}: {}flop/s", si(rates[i])));
+    }
+    Ok(Rates {
+        f32_arith: rates[0],
+        f32_transcendental: rates[1],
+        f64_arith: rates[2],
+        f64_transcendental: rates[3],
+    })
 }
 
 fn runner_clone(r: &Runner) -> Runner {
@@ -254,6 +335,7 @@ fn runner_clone(r: &Runner) -> Runner {
     engine.set_refine(false);
     Runner {
         engine,
+        device: r.device,
         min_reps: r.min_reps,
         min_time: r.min_time,
     }

@@ -9,6 +9,7 @@
 //! correction for that kernel, size bucket and device.
 
 pub mod calibrate;
+pub mod calibrate_gpu;
 pub mod history;
 pub mod profile;
 

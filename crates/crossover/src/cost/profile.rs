@@ -45,6 +45,16 @@ pub struct DeviceProfile {
     /// Memory bandwidth, bytes/s.
     pub bandwidth: f64,
     pub rates: Rates,
+    /// Seconds to compile one kernel variant (GPUs: the driver's compiler;
+    /// 0 for the CPU, whose interpreter compiles nothing). Loading a
+    /// compiled kernel from the disk cache costs a fifth of it.
+    #[serde(default = "default_compile_s")]
+    pub compile_s: f64,
+}
+
+/// [`DeviceProfile::compile_s`] of profiles written before it existed.
+fn default_compile_s() -> f64 {
+    0.1
 }
 
 /// Latency and bandwidth of one kind of transfer.
@@ -289,6 +299,7 @@ impl Profile {
                 f64_arith: 50e9,
                 f64_transcendental: 12e9,
             },
+            compile_s: 0.0,
         };
         let gpu = DeviceProfile {
             device: DeviceKind::Gpu,
@@ -301,6 +312,7 @@ impl Profile {
                 f64_arith: 15e12,
                 f64_transcendental: 5e12,
             },
+            compile_s: 0.0,
         };
         let curve = |device, rate: f64, c: f64| {
             let pts = [1e6, 1e8, 1e10, 1e12]
@@ -601,12 +613,14 @@ impl DeviceProfile {
                 f64_arith: f32_arith / 2.0,
                 f64_transcendental: f32_arith / 16.0,
             },
+            compile_s: 0.0,
         }
     }
 
     /// A GPU as it reports itself: `sms` multiprocessors at `clock_ghz`
     /// (128 f32 lanes each, fused multiply-add), a memory bus of `bus_bits`
-    /// at `mem_clock_ghz` (double data rate), 8 us launch.
+    /// at `mem_clock_ghz` (double data rate), 8 us launch, 0.1 s to compile
+    /// a kernel.
     pub fn gpu_default(
         name: &str,
         sms: u32,
@@ -626,6 +640,7 @@ impl DeviceProfile {
                 f64_arith: f32_arith / 32.0,
                 f64_transcendental: f32_arith / 64.0,
             },
+            compile_s: default_compile_s(),
         }
     }
 }

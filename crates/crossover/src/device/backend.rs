@@ -73,6 +73,29 @@ impl BoundKernel<'_> {
 /// [`Backend::finish`], in launch order (`None`: not measured).
 pub type KernelTiming = Vec<Option<f64>>;
 
+/// What a kernel needs before its first run on a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preparation {
+    /// Nothing: ready (or nothing to compile).
+    Ready,
+    /// Loading a compiled binary from the disk cache.
+    Load,
+    /// Compiling it.
+    Compile,
+}
+
+impl Preparation {
+    /// Predicted seconds, for a device that compiles a kernel in
+    /// `compile_s` (a cached binary loads in a fifth of that).
+    pub fn seconds(self, compile_s: f64) -> f64 {
+        match self {
+            Preparation::Ready => 0.0,
+            Preparation::Load => compile_s / 5.0,
+            Preparation::Compile => compile_s,
+        }
+    }
+}
+
 /// Something that runs kernels on one device.
 ///
 /// The planner asks [`Backend::check`] before considering the device for a
@@ -93,10 +116,19 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn memory_held(&self) -> u64 {
         0
     }
-    /// Predicted seconds of preparing `kernel` before it can first run
-    /// (compiling a kernel not in the cache); 0 when ready.
-    fn prepare_cost_s(&self, _kernel: &Kernel) -> f64 {
-        0.0
+    /// What must happen before `kernel` can first run here (the planner
+    /// prices it with the device profile's compile time).
+    fn preparation(&self, _kernel: &Kernel) -> Preparation {
+        Preparation::Ready
+    }
+    /// Compiles `kernel` once, bypassing every cache, and returns the
+    /// seconds it took (`crossover calibrate`); `None` where nothing is
+    /// compiled.
+    ///
+    /// # Errors
+    /// The compiler's error.
+    fn measure_compile_s(&self, _kernel: &Kernel) -> Result<Option<f64>> {
+        Ok(None)
     }
     /// Starts preparing `kernel` in the background (compiling it into the
     /// kernel cache) without running it, so a later evaluation finds it

@@ -15,7 +15,7 @@ pub mod probe;
 mod synthetic;
 
 pub use crate::residency::{ensure_host, DeviceMemory, Locations, Residency};
-pub use backend::{Backend, BoundBody, BoundKernel, BoundSource, KernelTiming};
+pub use backend::{Backend, BoundBody, BoundKernel, BoundSource, KernelTiming, Preparation};
 pub use probe::{cores, cpu_model, cuda_driver_present};
 pub use synthetic::SyntheticGpu;
 

@@ -53,11 +53,17 @@ pub fn opencl_devices() -> &'static Result<Vec<opencl::Found>, String> {
     FOUND.get_or_init(opencl::discover)
 }
 
+/// Whether `text` names `f`: part of its platform, vendor or device name,
+/// or a platform's short name (`pocl` for Portable Computing Language).
 fn matches(f: &opencl::Found, text: &str) -> bool {
     let t = text.to_ascii_lowercase();
-    [&f.platform, &f.info.vendor, &f.info.name]
+    let short = match f.platform.as_str() {
+        "Portable Computing Language" => "pocl",
+        _ => "",
+    };
+    [f.platform.as_str(), &f.info.vendor, &f.info.name, short]
         .iter()
-        .any(|s| s.to_ascii_lowercase().contains(&t))
+        .any(|s| !s.is_empty() && s.to_ascii_lowercase().contains(&t))
 }
 
 /// The OpenCL device `name` selects (or the first GPU), without opening it.

@@ -21,7 +21,9 @@ pub use api::{DeviceInfo, GpuApi};
 use crate::array::Value;
 use crate::buffer::Buffer;
 use crate::cost::{DeviceProfile, LinkProfile, Rates, Transfer};
-use crate::device::{Backend, BoundBody, BoundKernel, BoundSource, DeviceKind, KernelTiming};
+use crate::device::{
+    Backend, BoundBody, BoundKernel, BoundSource, DeviceKind, KernelTiming, Preparation,
+};
 use crate::error::{Error, Result};
 use crate::expr::ir::SourceKind;
 use crate::fuse::{Kernel, KernelBody, KernelSource};
@@ -349,21 +351,40 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
         self.shared.pool.in_use()
     }
 
-    fn prepare_cost_s(&self, kernel: &Kernel) -> f64 {
+    fn preparation(&self, kernel: &Kernel) -> Preparation {
         let (Some(launch), Some(program)) = (self.plan_kernel(kernel), kernel.program()) else {
-            return 0.0;
+            return Preparation::Ready;
         };
         let sh = &self.shared;
         if sh.cache.in_memory(&launch.variant) {
-            0.0
+            Preparation::Ready
         } else if sh
             .cache
             .is_cached(&sh.api, sh.features, &launch.variant, program)
         {
-            compile_estimate(self.info()) / 5.0
+            Preparation::Load
         } else {
-            compile_estimate(self.info())
+            Preparation::Compile
         }
+    }
+
+    fn measure_compile_s(&self, kernel: &Kernel) -> Result<Option<f64>> {
+        let sh = &self.shared;
+        let (Some(launch), Some(program)) = (self.plan_kernel(kernel), kernel.program()) else {
+            return Ok(None);
+        };
+        let rendered = launch.variant.render(program);
+        // A source no cache has seen (the driver's own caches included).
+        let mut source = cache::KernelCache::<A>::source(&sh.api, sh.features, &rendered);
+        let salt = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        source.push_str(&format!("\n// calibration {salt}\n"));
+        let start = std::time::Instant::now();
+        guard("compile", &sh.label, || {
+            sh.api.compile(&source, &rendered.entries).map(|_| ())
+        })?;
+        Ok(Some(start.elapsed().as_secs_f64()))
     }
 
     fn prepare_in_background(&self, kernel: &Kernel) {
@@ -573,16 +594,6 @@ pub fn kernel_source(k: &Kernel, dialect: codegen::Dialect) -> Option<String> {
     Some(s)
 }
 
-/// Seconds to compile one kernel variant before calibration says better:
-/// pocl (a CPU device) about 0.5 s, GPU drivers about 0.1 s.
-fn compile_estimate(info: &DeviceInfo) -> f64 {
-    if info.is_gpu {
-        0.1
-    } else {
-        0.5
-    }
-}
-
 /// The profile prior of a device and its link, from what it reports (used
 /// until `crossover calibrate` measures it).
 pub fn prior(info: &DeviceInfo) -> (DeviceProfile, Vec<LinkProfile>) {
@@ -604,6 +615,8 @@ pub fn prior(info: &DeviceInfo) -> (DeviceProfile, Vec<LinkProfile>) {
                 f64_arith: f32_arith / 2.0,
                 f64_transcendental: f32_arith / 8.0,
             },
+            // pocl compiles through LLVM for the host: about 0.5 s a kernel.
+            compile_s: 0.5,
         };
         let t = Transfer {
             latency_s: 10e-6,

@@ -528,3 +528,114 @@ fn views_of_up_to_eight_dims_on_every_engine() {
         }
     });
 }
+
+/// Under `auto` the planner weighs the OpenCL device by its profile: small
+/// work stays on the CPU when the device's launch, copies and compile
+/// cost more than the kernel (pocl's own numbers), and goes to the device
+/// when its profile says it is faster (the synthetic fast GPU's numbers
+/// on the same device), with the result still right.
+#[test]
+fn auto_places_by_cost_between_the_cpu_and_the_opencl_device() {
+    use crossover::{Engine, Policy, Profile};
+    let gpu = match opencl() {
+        Ok(g) => g.clone(),
+        Err(why) if !opencl_required() => {
+            eprintln!("skipped: no OpenCL device ({why})");
+            return;
+        }
+        Err(why) => panic!("CROSSOVER_REQUIRE_OPENCL=1 but no OpenCL device: {why}"),
+    };
+    let (a, xa) = array(&[1000], DType::F32, 61, -1.0, 1.0);
+    let (b, xb) = array(&[1000], DType::F32, 62, -1.0, 1.0);
+    let y = a.mul(&b).unwrap().add(1.0).unwrap();
+
+    // pocl's prior: 50 us launch, copies, 0.5 s to compile a new kernel.
+    let own = Engine::new(Profile::defaults())
+        .with_gpu_backend(gpu.clone())
+        .with_policy(Policy::Auto);
+    let plan = own.plan(std::slice::from_ref(&y), None).unwrap();
+    let k = &plan.kernels[0];
+    assert_eq!(k.device, DeviceKind::Cpu, "{}", plan);
+    let on_gpu = k.options.iter().find(|o| o.device == DeviceKind::Gpu);
+    let cpu_s = k.predicted().unwrap().total_s;
+    match on_gpu.map(|o| &o.outcome) {
+        Some(Ok(p)) => {
+            assert!(p.total_s > cpu_s, "{plan}");
+            assert!(p.copies == 2 && p.prepare_s > 0.0, "{plan}");
+        }
+        other => panic!("the device was not weighed: {other:?}"),
+    }
+
+    // The same device behind a profile that calls it fast, inputs already
+    // there: the planner sends the kernel to it.
+    let fast = Engine::new(Profile::synthetic())
+        .with_gpu_backend(gpu)
+        .with_policy(Policy::Auto);
+    let (c, xc) = array(&[1 << 16], DType::F32, 63, -1.0, 1.0);
+    fast.to_device(&c, DeviceKind::Gpu).unwrap();
+    let z = c.sin().unwrap().mul(&c.cos().unwrap()).unwrap();
+    let ran = fast.evaluate(std::slice::from_ref(&z), None).unwrap();
+    assert_eq!(ran.kernels[0].device, DeviceKind::Gpu, "{ran}");
+    let want: Vec<f64> = xc.iter().map(|v| v.sin() * v.cos()).collect();
+    assert_close(
+        &z.to_vec_f64().unwrap(),
+        &want,
+        rtol(DType::F32, 8.0),
+        1e-6,
+        "auto on gpu",
+    );
+    let want_y: Vec<f64> = xa.iter().zip(&xb).map(|(p, q)| p * q + 1.0).collect();
+    assert_close(
+        &y.to_vec_f64().unwrap(),
+        &want_y,
+        rtol(DType::F32, 2.0),
+        1e-6,
+        "auto on cpu",
+    );
+}
+
+/// `crossover calibrate` measures the OpenCL device: every number it
+/// records is a positive, finite measurement, not the prior.
+#[test]
+fn calibration_measures_the_opencl_device() {
+    let gpu = match opencl() {
+        Ok(g) => g.clone(),
+        Err(why) if !opencl_required() => {
+            eprintln!("skipped: no OpenCL device ({why})");
+            return;
+        }
+        Err(why) => panic!("CROSSOVER_REQUIRE_OPENCL=1 but no OpenCL device: {why}"),
+    };
+    let (prior, _) = gpu.prior().unwrap();
+    let mut steps = 0;
+    let mut lines = Vec::new();
+    let (dev, links) = crossover::cost::calibrate_gpu::calibrate_gpu(
+        gpu,
+        true,
+        0.0,
+        &mut |_| steps += 1,
+        &mut lines,
+    )
+    .unwrap();
+    assert_eq!(steps, crossover::cost::calibrate_gpu::STEPS, "{lines:?}");
+    let r = &dev.rates;
+    for (what, v) in [
+        ("compile", dev.compile_s),
+        ("launch", dev.launch_s),
+        ("bandwidth", dev.bandwidth),
+        ("f32 arith", r.f32_arith),
+        ("f32 transcendental", r.f32_transcendental),
+        ("f64 arith", r.f64_arith),
+        ("f64 transcendental", r.f64_transcendental),
+    ] {
+        assert!(v.is_finite() && v > 0.0, "{what} = {v}: {lines:#?}");
+    }
+    assert_ne!(dev.compile_s, prior.compile_s, "compile time not measured");
+    assert_ne!(dev.bandwidth, prior.bandwidth, "bandwidth not measured");
+    assert_eq!(links.len(), 2);
+    for l in &links {
+        let t = &l.pageable;
+        assert!(t.bandwidth.is_finite() && t.bandwidth > 0.0, "{l:?}");
+        assert!(t.latency_s.is_finite() && t.latency_s > 0.0, "{l:?}");
+    }
+}

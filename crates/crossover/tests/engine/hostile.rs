@@ -22,7 +22,7 @@ fn shapes_whose_bytes_overflow_are_too_big() {
     assert!(matches!(
         Array::placeholder(&[1 << 33, 1], DType::F64)
             .unwrap()
-            .mul(&Array::placeholder(&[1, 1 << 33], DType::F64).unwrap()),
+            .mul(Array::placeholder(&[1, 1 << 33], DType::F64).unwrap()),
         Err(Error::TooBig { .. })
     ));
     // A zero dim makes an empty array, but not an overflowing product.
@@ -144,13 +144,13 @@ fn integers_to_negative_integer_powers_are_errors() {
     assert!(e.to_string().contains("negative integer powers"), "{e}");
     // Array exponents are checked when computed.
     let e = a
-        .pow(&Array::from_vec(vec![1i64, -1], &[2]).unwrap())
+        .pow(Array::from_vec(vec![1i64, -1], &[2]).unwrap())
         .unwrap()
         .eval()
         .unwrap_err();
     assert!(e.to_string().contains("negative integer powers"), "{e}");
     let ok = a
-        .pow(&Array::from_vec(vec![3i64, 0], &[2]).unwrap())
+        .pow(Array::from_vec(vec![3i64, 0], &[2]).unwrap())
         .unwrap();
     assert_eq!(ok.to_vec::<i64>().unwrap(), vec![8, 1]);
     // Floats take any power.

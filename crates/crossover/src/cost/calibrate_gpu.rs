@@ -1,0 +1,171 @@
+//! GPU calibration: what `crossover calibrate` measures on the GPU the
+//! engine would use (the device `CROSSOVER_GPU` selects).
+//!
+//! Kernel times are the device's own (events), copies and launches are
+//! wall-clock: compile time of a typical fused kernel (caches bypassed),
+//! launch-to-result overhead of a 64-element kernel on resident data,
+//! host-to-device and device-to-host copy latency and bandwidth, device
+//! memory bandwidth and arithmetic/transcendental rates per float dtype.
+//! The result replaces the prior taken from the device's reported
+//! properties.
+
+use super::calibrate::{measure_bandwidth, measure_rates, median, ready, Runner};
+use super::{DeviceProfile, LinkProfile, Profile, Transfer};
+use crate::array::Array;
+use crate::device::{Backend, DeviceKind, Policy};
+use crate::dtype::DType;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::explain::{si, time};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Progress steps [`calibrate_gpu`] reports.
+pub const STEPS: usize = 4 + 4;
+
+/// Measures `gpu`. `engine_s` is the engine's own overhead per evaluation
+/// (measured on the CPU), taken out of the launch overhead.
+pub fn calibrate_gpu(
+    gpu: Arc<dyn Backend>,
+    quick: bool,
+    engine_s: f64,
+    tick: &mut dyn FnMut(&str),
+    lines: &mut Vec<String>,
+) -> Result<(DeviceProfile, Vec<LinkProfile>)> {
+    let (mut dev, _) = gpu
+        .prior()
+        .ok_or_else(|| Error::internal("calibrate", "the GPU backend has no prior"))?;
+    let (min_time, reps) = if quick { (0.25, 3) } else { (1.0, 7) };
+    let runner = gpu_runner(&gpu, reps, min_time);
+
+    tick("gpu kernel compile time");
+    let (a, b) = (
+        ready(&[4096], DType::F32, 30)?,
+        ready(&[4096], DType::F32, 31)?,
+    );
+    let typical = a.mul(&b)?.add(&a.sin()?)?.add(&b.cos()?)?;
+    let kernel = crate::lower(&[typical])?
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::internal("calibrate", "no kernel to compile"))?;
+    let mut compiles = Vec::new();
+    for _ in 0..if quick { 1 } else { 3 } {
+        match gpu.measure_compile_s(&kernel)? {
+            Some(s) => compiles.push(s),
+            None => break,
+        }
+    }
+    if !compiles.is_empty() {
+        dev.compile_s = median(compiles);
+    }
+    lines.push(format!(
+        "gpu compile (one kernel) : {}",
+        time(dev.compile_s)
+    ));
+
+    tick("gpu launch overhead");
+    let tiny = runner.resident(ready(&[64], DType::F32, 32)?)?;
+    let wall = gpu_runner(&gpu, if quick { 100 } else { 500 }, min_time)
+        .time_wall(&|| tiny.add(1.0))?
+        .0;
+    dev.launch_s = (wall - engine_s).max(wall * 0.25);
+    lines.push(format!(
+        "gpu launch to result     : {} (wall {}, engine {})",
+        time(dev.launch_s),
+        time(wall),
+        time(engine_s)
+    ));
+
+    tick("gpu copies");
+    let n_copy = if quick { 1 << 22 } else { 1 << 24 };
+    let h2d_small = copy_to_device(&runner, 1024, reps)?;
+    let h2d_big = copy_to_device(&runner, n_copy, reps)?;
+    let d2h_small = copy_to_host(&runner, 1024, reps)?;
+    let d2h_big = copy_to_host(&runner, n_copy, reps)?;
+    let bytes = 4.0 * n_copy as f64;
+    let link = |small: f64, big: f64| Transfer {
+        latency_s: small,
+        bandwidth: bytes / (big - small).max(big * 0.5),
+    };
+    let (up, down) = (link(h2d_small, h2d_big), link(d2h_small, d2h_big));
+    for (what, t) in [("host -> gpu", &up), ("gpu -> host", &down)] {
+        lines.push(format!(
+            "copy {what:<20}: {}B/s, latency {}",
+            si(t.bandwidth),
+            time(t.latency_s)
+        ));
+    }
+    let links = vec![
+        LinkProfile {
+            from: DeviceKind::Cpu,
+            to: DeviceKind::Gpu,
+            pageable: up.clone(),
+            pinned: up,
+        },
+        LinkProfile {
+            from: DeviceKind::Gpu,
+            to: DeviceKind::Cpu,
+            pageable: down.clone(),
+            pinned: down,
+        },
+    ];
+
+    tick("gpu memory bandwidth");
+    // Kernel times are device events: no launch overhead to take out.
+    dev.bandwidth = measure_bandwidth(&runner, n_copy, 0.0, "gpu", lines)?;
+    dev.rates = measure_rates(
+        &runner,
+        if quick { 1 << 20 } else { 1 << 22 },
+        0.0,
+        "gpu",
+        tick,
+        lines,
+    )?;
+    Ok((dev, links))
+}
+
+/// A runner forcing kernels onto `gpu`, on an engine of its own.
+fn gpu_runner(gpu: &Arc<dyn Backend>, min_reps: usize, min_time: f64) -> Runner {
+    let engine = Engine::new(Profile::defaults()).with_gpu_backend(Arc::clone(gpu));
+    engine.set_refine(false);
+    Runner {
+        engine,
+        device: DeviceKind::Gpu,
+        min_reps,
+        min_time,
+    }
+}
+
+/// Median wall seconds of copying `n` f32 from the host to the device.
+fn copy_to_device(runner: &Runner, n: usize, reps: usize) -> Result<f64> {
+    // Fresh arrays: a copy stays valid, so each is copied once.
+    let arrays = (0..reps + 1)
+        .map(|i| ready(&[n], DType::F32, 40 + i as u64))
+        .collect::<Result<Vec<Array>>>()?;
+    let mut samples = Vec::new();
+    for (i, a) in arrays.iter().enumerate() {
+        let t = Instant::now();
+        runner.engine.to_device(a, DeviceKind::Gpu)?;
+        if i > 0 {
+            samples.push(t.elapsed().as_secs_f64()); // the first warms up
+        }
+    }
+    Ok(median(samples))
+}
+
+/// Median wall seconds of copying `n` f32 a GPU kernel made to the host.
+fn copy_to_host(runner: &Runner, n: usize, reps: usize) -> Result<f64> {
+    let x = runner.resident(ready(&[n], DType::F32, 50)?)?;
+    let gpu = Some(Policy::Force(DeviceKind::Gpu));
+    let mut samples = Vec::new();
+    for i in 0..reps + 1 {
+        let y = x.add(i as f64)?;
+        runner.engine.evaluate(std::slice::from_ref(&y), gpu)?;
+        let t = Instant::now();
+        runner.engine.to_device(&y, DeviceKind::Cpu)?;
+        if i > 0 {
+            samples.push(t.elapsed().as_secs_f64());
+        }
+    }
+    Ok(median(samples))
+}
