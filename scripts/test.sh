@@ -18,9 +18,14 @@ if ! dpkg -s ocl-icd-libopencl1 pocl-opencl-icd oclgrind >/dev/null 2>&1; then
     ocl-icd-libopencl1 pocl-opencl-icd oclgrind >/dev/null
 fi
 python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+# NVRTC (NVIDIA's runtime compiler, no GPU needed) compiles every generated
+# kernel for NVIDIA GPUs; the pip wheel is where CuPy users have it too.
+python3 -m pip install --quiet --disable-pip-version-check "nvidia-cuda-nvrtc==13.0.*"
+CROSSOVER_CUDA_LIB_DIR="$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "lib"))')"
+export CROSSOVER_CUDA_LIB_DIR
 
-# A missing OpenCL device or Oclgrind is a failure here, not a skip.
-export CROSSOVER_REQUIRE_OPENCL=1 CROSSOVER_REQUIRE_OCLGRIND=1
+# A missing OpenCL device, Oclgrind or NVRTC is a failure here, not a skip.
+export CROSSOVER_REQUIRE_OPENCL=1 CROSSOVER_REQUIRE_OCLGRIND=1 CROSSOVER_REQUIRE_NVRTC=1
 # Tests leave the user's kernel cache alone (a test makes its own).
 export CROSSOVER_KERNEL_CACHE=off
 # pocl's compiled kernels stay with the build (reused by local reruns).

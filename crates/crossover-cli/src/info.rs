@@ -39,9 +39,10 @@ pub fn run() -> Result<(), String> {
             println!(
                 "opencl:    (CROSSOVER_GPU=opencl:<name> selects one; CPU devices only when named)"
             );
-            let chosen = crossover::gpu::discover::selected()
-                .ok()
-                .map(|f| f.info.name.clone());
+            let chosen = match crossover::gpu::discover::selected() {
+                Ok(crossover::gpu::discover::Choice::OpenCl(f)) => Some(f.info.name.clone()),
+                _ => None,
+            };
             for f in found {
                 let used = chosen.as_deref() == Some(f.info.name.as_str());
                 println!(
@@ -53,7 +54,13 @@ pub fn run() -> Result<(), String> {
             }
         }
     }
-    println!("cuda:      the CUDA backend is not built yet");
+    match crossover::gpu::discover::cuda_device(0) {
+        Ok(info) => println!(
+            "cuda:      * {} (CROSSOVER_GPU=cuda:<n> selects one)",
+            info.describe()
+        ),
+        Err(why) => println!("cuda:      not used: {why}"),
+    }
     println!(
         "policy:    {} (CROSSOVER_DEVICE={})",
         engine.policy(),

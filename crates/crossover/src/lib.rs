@@ -32,6 +32,8 @@ pub mod array;
 pub mod buffer;
 pub mod cost;
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod device;
 pub mod dtype;
 pub mod engine;

@@ -12,6 +12,7 @@
 pub mod api;
 pub mod cache;
 pub mod codegen;
+pub mod corpus;
 pub mod discover;
 pub mod launch;
 pub mod memory;

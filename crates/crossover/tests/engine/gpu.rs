@@ -573,7 +573,7 @@ fn auto_places_by_cost_between_the_cpu_and_the_opencl_device() {
         .with_policy(Policy::Auto);
     let (c, xc) = array(&[1 << 16], DType::F32, 63, -1.0, 1.0);
     fast.to_device(&c, DeviceKind::Gpu).unwrap();
-    let z = c.sin().unwrap().mul(&c.cos().unwrap()).unwrap();
+    let z = c.sin().unwrap().mul(c.cos().unwrap()).unwrap();
     let ran = fast.evaluate(std::slice::from_ref(&z), None).unwrap();
     assert_eq!(ran.kernels[0].device, DeviceKind::Gpu, "{ran}");
     let want: Vec<f64> = xc.iter().map(|v| v.sin() * v.cos()).collect();

@@ -119,12 +119,23 @@ impl ParamLayout {
         }
         let _ = writeln!(s, "}} {name};");
         let _ = writeln!(s, "XO_ASSERT_LAYOUT(sizeof({name}) == {});", self.size());
-        for (i, (p, _)) in self.fields.iter().enumerate() {
+        // The members' sizes add up to the struct's: no padding anywhere,
+        // so every member sits where the host packs it (NVRTC has no
+        // `offsetof`).
+        let mut members = Vec::new();
+        for (p, slot) in &self.fields {
+            let n = p.name();
+            members.push(format!("sizeof((({name}*)0)->{n})"));
+            if *slot == Slot::F32 {
+                members.push(format!("sizeof((({name}*)0)->{n}_pad)"));
+            }
+        }
+        if !members.is_empty() {
             let _ = writeln!(
                 s,
-                "XO_ASSERT_LAYOUT(__builtin_offsetof({name}, {}) == {});",
-                p.name(),
-                8 * i
+                "XO_ASSERT_LAYOUT({} == {});",
+                members.join(" + "),
+                self.size()
             );
         }
         s
@@ -173,7 +184,12 @@ mod tests {
         assert_eq!(l.size(), 24);
         let c = l.render("xo_p");
         assert!(c.contains("f32 c3; u32 c3_pad;"), "{c}");
-        assert!(c.contains("__builtin_offsetof(xo_p, k4_seed) == 16"), "{c}");
+        assert!(
+            c.contains(
+                "sizeof(((xo_p*)0)->n) + sizeof(((xo_p*)0)->c3) + sizeof(((xo_p*)0)->c3_pad) + sizeof(((xo_p*)0)->k4_seed) == 24"
+            ),
+            "{c}"
+        );
         let b = l
             .pack(|p| match p {
                 Param::Points => Ok(Value::I64(-2)),

@@ -1,0 +1,198 @@
+//! Finding NVIDIA's libraries and loading them by absolute path before
+//! cudarc's first call (cudarc only asks the dynamic loader by file name,
+//! which knows neither pip wheels nor CUDA toolkits outside its path).
+//!
+//! Search order: `CROSSOVER_CUDA_LIB_DIR` (`:`-separated), `CUDA_PATH` and
+//! `CUDA_HOME`, `/usr/local/cuda*`, then the `nvidia/cu13/lib` (CUDA 13)
+//! and `nvidia/cuda_nvrtc/lib` (CUDA 12) folders of Python environments
+//! (`VIRTUAL_ENV`, `CONDA_PREFIX`, the folders `CROSSOVER_PYTHON_PATH`
+//! lists, which the Python package sets from `sys.path`), and finally the
+//! loader's own search. The driver (`libcuda.so.1`) comes only from the
+//! system. `CROSSOVER_LOG=debug` prints what was loaded from where.
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Folders that may hold NVIDIA's libraries, in search order.
+pub fn search_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(v) = var("CROSSOVER_CUDA_LIB_DIR") {
+        dirs.extend(std::env::split_paths(&v));
+    }
+    for k in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(v) = var(k) {
+            let root = PathBuf::from(v);
+            dirs.push(root.join("lib64"));
+            dirs.push(root.join("targets/x86_64-linux/lib"));
+        }
+    }
+    let mut toolkits: Vec<PathBuf> = std::fs::read_dir("/usr/local")
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("cuda"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    toolkits.sort();
+    toolkits.reverse(); // `cuda` (the current link) and the newest first
+    dirs.extend(toolkits.into_iter().map(|t| t.join("lib64")));
+    let mut sites: Vec<PathBuf> = Vec::new();
+    if let Some(v) = var("CROSSOVER_PYTHON_PATH") {
+        sites.extend(std::env::split_paths(&v));
+    }
+    for k in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+        if let Some(v) = var(k) {
+            sites.extend(python_site_dirs(Path::new(&v)));
+        }
+    }
+    for site in sites {
+        dirs.push(site.join("nvidia/cu13/lib"));
+        dirs.push(site.join("nvidia/cuda_nvrtc/lib"));
+    }
+    dirs.retain(|d| d.is_dir());
+    dirs.dedup();
+    dirs
+}
+
+/// `prefix/lib/python3.*/site-packages` folders.
+fn python_site_dirs(prefix: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(prefix.join("lib"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path().join("site-packages"))
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The first file in `dirs` whose name starts with `prefix` and ends with a
+/// version in `versions` (`libnvrtc.so.13`).
+fn find(dirs: &[PathBuf], names: &[&str]) -> Option<PathBuf> {
+    dirs.iter()
+        .flat_map(|d| names.iter().map(move |n| d.join(n)))
+        .find(|p| p.is_file())
+}
+
+fn debug(msg: &str) {
+    if std::env::var("CROSSOVER_LOG").is_ok_and(|v| v == "debug") {
+        eprintln!("crossover: cuda: {msg}");
+    }
+}
+
+/// `dlopen(path, RTLD_NOW | RTLD_GLOBAL)`: a later `dlopen` by file name
+/// (cudarc's) finds the loaded library by its SONAME.
+fn load_global(path: &Path) -> Result<(), String> {
+    let c = CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| format!("{}: a NUL byte in the path", path.display()))?;
+    // SAFETY: a valid C string; the handle is kept for the process (never
+    // closed), so the library's code stays mapped.
+    let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+    if h.is_null() {
+        // SAFETY: dlerror returns a thread-local C string or null.
+        let why = unsafe {
+            let e = libc::dlerror();
+            if e.is_null() {
+                "unknown error".to_string()
+            } else {
+                std::ffi::CStr::from_ptr(e).to_string_lossy().into_owned()
+            }
+        };
+        return Err(format!("loading {}: {why}", path.display()));
+    }
+    debug(&format!("loaded {}", path.display()));
+    Ok(())
+}
+
+/// NVRTC's sonames, newest first (CUDA 13, then 12).
+const NVRTC: [(&str, &str); 2] = [
+    ("libnvrtc.so.13", "libnvrtc-builtins.so.13.0"),
+    ("libnvrtc.so.12", "libnvrtc-builtins.so.12"),
+];
+
+/// Loads NVRTC once per process: the builtins first (NVRTC opens them by
+/// name when it compiles), then NVRTC itself. Returns where it came from.
+///
+/// # Errors
+/// Why NVRTC is not available (the folders searched).
+pub fn nvrtc() -> Result<&'static str, String> {
+    static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
+    LOADED
+        .get_or_init(|| {
+            let dirs = search_dirs();
+            for (lib, builtins) in NVRTC {
+                if let Some(path) = find(&dirs, &[lib]) {
+                    let dir = path.parent().unwrap_or(Path::new("."));
+                    // CUDA 12 wheels name the builtins with a minor version.
+                    let b = find(&[dir.to_path_buf()], &[builtins]).or_else(|| {
+                        std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+                            p.file_name()
+                                .and_then(|n| n.to_str())
+                                .is_some_and(|n| n.starts_with(builtins) && !n.contains(".alt."))
+                        })
+                    });
+                    if let Some(b) = b {
+                        load_global(&b)?;
+                    }
+                    load_global(&path)?;
+                    return Ok(path.display().to_string());
+                }
+            }
+            // The loader's own search (LD_LIBRARY_PATH, ld.so.cache).
+            // SAFETY: cudarc's probe only opens the library.
+            let present = std::panic::catch_unwind(|| unsafe {
+                cudarc::nvrtc::sys::is_culib_present()
+            })
+            .unwrap_or(false);
+            if present {
+                debug("NVRTC from the loader's search path");
+                Ok("the loader's search path".to_string())
+            } else {
+                Err(format!(
+                    "NVRTC (libnvrtc.so.13) not found: searched CROSSOVER_CUDA_LIB_DIR, CUDA_PATH, CUDA_HOME, /usr/local/cuda*, Python environments ({}) and the loader's path; `pip install nvidia-cuda-nvrtc==13.0.*` provides it",
+                    if dirs.is_empty() {
+                        "no candidate folders".to_string()
+                    } else {
+                        dirs.iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ))
+            }
+        })
+        .as_ref()
+        .map(String::as_str)
+        .map_err(Clone::clone)
+}
+
+/// Whether the NVIDIA driver library is installed (without initialising
+/// it: `cuInit` waits for the first real use).
+///
+/// # Errors
+/// Why there is no driver.
+pub fn driver() -> Result<(), String> {
+    static PRESENT: OnceLock<Result<(), String>> = OnceLock::new();
+    PRESENT
+        .get_or_init(|| {
+            // SAFETY: cudarc's probe only opens the library (libcuda.so.1 from
+            // the system search path).
+            let present =
+                std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() })
+                    .unwrap_or(false);
+            if present {
+                debug("driver library found");
+                Ok(())
+            } else {
+                Err("no NVIDIA driver (libcuda.so.1 is not installed)".to_string())
+            }
+        })
+        .clone()
+}

@@ -1,0 +1,374 @@
+//! The CUDA backend: NVIDIA's driver API and NVRTC (through cudarc, loaded
+//! at run time) as a [`GpuApi`] of the GPU core. The kernels, caches,
+//! memory pooling, residency and planning are the core's (`gpu/`); this
+//! module is only the API calls: discovery, one context and stream, NVRTC
+//! to a CUBIN, stream-ordered memory, launches and timing events.
+//!
+//! Nothing here runs at import: the driver is initialised (`cuInit`) when
+//! a backend is first opened. A forked child cannot use its parent's
+//! context, so every call checks the process id and fails with the reason.
+//!
+//! What has run where: the NVRTC path compiles every generated kernel in
+//! CI (no GPU needed); the driver calls have not run on a GPU yet (see
+//! docs/gpu.md).
+
+pub mod libs;
+pub mod nvrtc;
+
+use crate::gpu::api::{ApiError, Arg, Compiled, DeviceInfo, GpuApi};
+use crate::gpu::codegen::{Dialect, GROUP};
+use cudarc::driver::result;
+use cudarc::driver::safe::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream};
+use cudarc::driver::sys;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// A driver error as text (the enum's name: formatting a `DriverError`
+/// calls into the driver, which may not be loaded).
+fn err(call: &'static str, e: result::DriverError) -> ApiError {
+    let msg = format!("{:?}", e.0);
+    if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+        ApiError::oom(call, msg)
+    } else {
+        ApiError::new(call, msg)
+    }
+}
+
+/// One CUDA device: its primary context (shared with CuPy and PyTorch in
+/// the same process) and one non-blocking stream.
+pub struct CudaApi {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    pool: sys::CUmemoryPool,
+    info: DeviceInfo,
+    /// `sm_<arch>` (or PTX for `compute_<arch>` when NVRTC is older than
+    /// the device).
+    arch: i32,
+    ptx: bool,
+    /// The process that opened the device (a forked child must not use it).
+    pid: u32,
+}
+
+// SAFETY: the raw pool handle is a process-wide driver object; every use
+// binds the context first and goes through the driver, which is
+// thread-safe.
+unsafe impl Send for CudaApi {}
+// SAFETY: as above.
+unsafe impl Sync for CudaApi {}
+
+/// Device memory from the stream-ordered pool.
+pub struct CudaMem {
+    ptr: sys::CUdeviceptr,
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    pid: u32,
+}
+
+impl Drop for CudaMem {
+    fn drop(&mut self) {
+        if std::process::id() != self.pid {
+            return; // the parent's memory: nothing to free here
+        }
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if self.ctx.bind_to_thread().is_ok() {
+                // SAFETY: allocated on this stream by `alloc`, freed once.
+                let _ = unsafe { result::free_async(self.ptr, self.stream.cu_stream()) };
+            }
+        }));
+    }
+}
+
+/// A loaded module and its entry points, in launch order.
+pub struct CudaKernels {
+    _module: Arc<CudaModule>,
+    functions: Vec<CudaFunction>,
+}
+
+/// Start and end of one launch.
+pub struct CudaTiming {
+    start: CudaEvent,
+    end: CudaEvent,
+}
+
+/// Whether the NVIDIA driver is installed (without initialising it).
+///
+/// # Errors
+/// Why CUDA cannot be used.
+pub fn available() -> Result<(), String> {
+    libs::driver()
+}
+
+impl CudaApi {
+    /// Opens device `ordinal` (initialising the driver).
+    ///
+    /// # Errors
+    /// No driver, no device, NVRTC missing, or a driver call failing.
+    pub fn open(ordinal: usize) -> Result<CudaApi, String> {
+        libs::driver()?;
+        let nvrtc_at = libs::nvrtc()?;
+        let (major, minor) = nvrtc::version()?;
+        let open = || -> Result<CudaApi, String> {
+            let e = |what: &str, e: result::DriverError| format!("{what}: {:?}", e.0);
+            let ctx =
+                CudaContext::new(ordinal).map_err(|x| e("cuInit/cuDevicePrimaryCtxRetain", x))?;
+            // SAFETY: before any allocation or stream: crossover orders its
+            // work on one stream itself.
+            unsafe { ctx.disable_event_tracking() };
+            let stream = ctx.new_stream().map_err(|x| e("cuStreamCreate", x))?;
+            let attr = |a| ctx.attribute(a).unwrap_or(0);
+            use sys::CUdevice_attribute_enum as A;
+            let (cc_major, cc_minor) = ctx
+                .compute_capability()
+                .map_err(|x| e("cuDeviceGetAttribute", x))?;
+            let cc = cc_major * 10 + cc_minor;
+            let (arch, ptx) = nvrtc::target(cc, &nvrtc::supported_archs().unwrap_or_default());
+            let mut driver = 0;
+            // SAFETY: the driver is loaded; `driver` is valid for writes.
+            unsafe { sys::cuDriverGetVersion(&mut driver) }
+                .result()
+                .map_err(|x| e("cuDriverGetVersion", x))?;
+            // SAFETY: a device from the context; memory released only by
+            // `trim_to` (a threshold of 0 returns it at every synchronise).
+            let pool = unsafe {
+                let pool = result::device::get_default_mem_pool(ctx.cu_device())
+                    .map_err(|x| e("cuDeviceGetDefaultMemPool", x))?;
+                let mut threshold = u64::MAX;
+                result::mem_pool::set_attribute(
+                    pool,
+                    sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                    &mut threshold as *mut u64 as *mut c_void,
+                )
+                .map_err(|x| e("cuMemPoolSetAttribute", x))?;
+                pool
+            };
+            let info = DeviceInfo {
+                api: "cuda",
+                name: ctx.name().unwrap_or_else(|_| "NVIDIA GPU".into()),
+                vendor: "NVIDIA".into(),
+                driver: format!(
+                    "CUDA {}.{}, NVRTC {major}.{minor}, sm_{cc} ({})",
+                    driver / 1000,
+                    (driver % 1000) / 10,
+                    if ptx {
+                        format!("PTX for compute_{arch}")
+                    } else {
+                        format!("CUBIN sm_{arch}")
+                    }
+                ),
+                is_gpu: true,
+                compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).max(0) as u32,
+                clock_mhz: (attr(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000).max(0) as u32,
+                memory_bytes: ctx.total_mem().unwrap_or(0) as u64,
+                max_alloc_bytes: ctx.total_mem().unwrap_or(0) as u64,
+                fp64: true,
+                max_group: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK).max(0) as usize,
+                local_mem_bytes: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK).max(0)
+                    as u64,
+                // 4 KB is the classic limit (CUDA 12.1 allows 32 KB on Volta+).
+                max_param_bytes: 4096,
+                memory_bus: Some((
+                    attr(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).max(0) as u32,
+                    (attr(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000).max(0) as u32,
+                )),
+            };
+            if std::env::var("CROSSOVER_LOG").is_ok_and(|v| v == "debug") {
+                eprintln!(
+                    "crossover: cuda: {} (NVRTC from {nvrtc_at})",
+                    info.describe()
+                );
+            }
+            Ok(CudaApi {
+                ctx,
+                stream,
+                pool,
+                info,
+                arch,
+                ptx,
+                pid: std::process::id(),
+            })
+        };
+        std::panic::catch_unwind(open)
+            .unwrap_or_else(|_| Err("the CUDA driver is missing a function".into()))
+    }
+
+    /// Binds the context to this thread; refuses a forked child.
+    fn enter(&self, call: &'static str) -> Result<(), ApiError> {
+        if std::process::id() != self.pid {
+            return Err(ApiError::new(
+                call,
+                "CUDA was initialised in the parent process; a forked child cannot use the GPU (use the 'spawn' start method)",
+            ));
+        }
+        self.ctx.bind_to_thread().map_err(|e| err(call, e))
+    }
+}
+
+impl GpuApi for CudaApi {
+    type Mem = CudaMem;
+    type Module = CudaKernels;
+    type Event = CudaTiming;
+
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect::Cuda
+    }
+
+    fn options(&self) -> String {
+        format!(
+            "{} sm_{} fmad=false",
+            if self.ptx { "ptx" } else { "cubin" },
+            self.arch
+        )
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<CudaMem, ApiError> {
+        self.enter("cuMemAllocFromPoolAsync")?;
+        // SAFETY: a valid pool and stream; the memory is written before it
+        // is read (the core copies or a kernel fills it).
+        let ptr = unsafe {
+            result::mem_pool::alloc_async(self.pool, bytes.max(1), self.stream.cu_stream())
+        }
+        .map_err(|e| err("cuMemAllocFromPoolAsync", e))?;
+        Ok(CudaMem {
+            ptr,
+            ctx: Arc::clone(&self.ctx),
+            stream: Arc::clone(&self.stream),
+            pid: self.pid,
+        })
+    }
+
+    fn write(&self, dst: &CudaMem, src: &[u8]) -> Result<(), ApiError> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.enter("cuMemcpyHtoDAsync")?;
+        // SAFETY: `dst` holds at least `src.len()` bytes (the pool sizes
+        // it); the stream is synchronised before `src` may be reused.
+        unsafe { result::memcpy_htod_async(dst.ptr, src, self.stream.cu_stream()) }
+            .map_err(|e| err("cuMemcpyHtoDAsync", e))?;
+        self.stream
+            .synchronize()
+            .map_err(|e| err("cuStreamSynchronize", e))
+    }
+
+    fn read(&self, src: &CudaMem, dst: &mut [u8]) -> Result<(), ApiError> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.enter("cuMemcpyDtoHAsync")?;
+        // SAFETY: `src` holds at least `dst.len()` bytes; the stream orders
+        // the copy after every kernel before it and is synchronised before
+        // `dst` is read.
+        unsafe { result::memcpy_dtoh_async(dst, src.ptr, self.stream.cu_stream()) }
+            .map_err(|e| err("cuMemcpyDtoHAsync", e))?;
+        self.stream
+            .synchronize()
+            .map_err(|e| err("cuStreamSynchronize", e))
+    }
+
+    fn compile(&self, source: &str, entries: &[String]) -> Result<Compiled<CudaKernels>, ApiError> {
+        let out = nvrtc::compile(source, self.arch, self.ptx)?;
+        let module = self.load(&out.binary, entries)?;
+        Ok(Compiled {
+            module,
+            binary: Some(out.binary),
+        })
+    }
+
+    fn load(&self, binary: &[u8], entries: &[String]) -> Result<CudaKernels, ApiError> {
+        self.enter("cuModuleLoadData")?;
+        let mut image = binary.to_vec();
+        if self.ptx {
+            image.push(0); // PTX text is read as a C string
+        }
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(image))
+            .map_err(|e| err("cuModuleLoadData", e))?;
+        let functions = entries
+            .iter()
+            .map(|name| {
+                module
+                    .load_function(name)
+                    .map_err(|e| err("cuModuleGetFunction", e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(CudaKernels {
+            _module: module,
+            functions,
+        })
+    }
+
+    fn launch(
+        &self,
+        module: &CudaKernels,
+        entry: usize,
+        groups: usize,
+        args: &[Arg<'_, CudaMem>],
+    ) -> Result<CudaTiming, ApiError> {
+        self.enter("cuLaunchKernel")?;
+        let f = module
+            .functions
+            .get(entry)
+            .ok_or_else(|| ApiError::new("cuLaunchKernel", "no such entry point"))?;
+        let grid = u32::try_from(groups)
+            .ok()
+            .filter(|&g| g >= 1)
+            .ok_or_else(|| ApiError::new("cuLaunchKernel", format!("{groups} blocks")))?;
+        let timing_event = || {
+            self.ctx
+                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| err("cuEventCreate", e))
+        };
+        let (start, end) = (timing_event()?, timing_event()?);
+        // Kernel parameters are pointers to each argument's value: a device
+        // address, or the parameter struct's bytes (copied at launch).
+        let mut params: Vec<*mut c_void> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Mem(m) => &m.ptr as *const sys::CUdeviceptr as *mut c_void,
+                Arg::Bytes(b) => b.as_ptr() as *mut c_void,
+            })
+            .collect();
+        start
+            .record(&self.stream)
+            .map_err(|e| err("cuEventRecord", e))?;
+        // SAFETY: a function of a loaded module; `params` has one pointer per
+        // kernel parameter, each valid for the duration of the call (the
+        // driver copies the values); the memory lives until the stream
+        // finishes (the core holds the buffers until `synchronize`).
+        unsafe {
+            result::launch_kernel(
+                f.cu_function(),
+                (grid, 1, 1),
+                (GROUP as u32, 1, 1),
+                0,
+                self.stream.cu_stream(),
+                &mut params,
+            )
+        }
+        .map_err(|e| err("cuLaunchKernel", e))?;
+        end.record(&self.stream)
+            .map_err(|e| err("cuEventRecord", e))?;
+        Ok(CudaTiming { start, end })
+    }
+
+    fn synchronize(&self) -> Result<(), ApiError> {
+        self.enter("cuStreamSynchronize")?;
+        self.stream
+            .synchronize()
+            .map_err(|e| err("cuStreamSynchronize", e))
+    }
+
+    fn elapsed(&self, event: &CudaTiming) -> Result<Option<f64>, ApiError> {
+        self.enter("cuEventElapsedTime")?;
+        let ms = event
+            .start
+            .elapsed_ms(&event.end)
+            .map_err(|e| err("cuEventElapsedTime", e))?;
+        Ok(Some(ms as f64 / 1e3))
+    }
+}

@@ -1,0 +1,109 @@
+//! Every kernel the GPU codegen makes, compiled at once: for NVIDIA with
+//! NVRTC (sm_90 and sm_80; no GPU needed) and for the OpenCL device (pocl
+//! in CI). `CROSSOVER_REQUIRE_NVRTC=1` (set in CI) turns a missing NVRTC
+//! from a skip into a failure.
+
+use crate::common::*;
+use crossover::gpu::codegen::{prelude, Dialect, Features};
+use crossover::gpu::corpus;
+
+/// The corpus is large and varied (a shrinking corpus would hide kernels
+/// from these checks).
+#[test]
+fn the_corpus_covers_every_kernel_family() {
+    let kernels = corpus::kernels().unwrap();
+    let (source, entries) = corpus::source(Dialect::OpenCl).unwrap();
+    assert!(kernels.len() >= 400, "{} kernels", kernels.len());
+    assert!(entries.len() >= 300, "{} entry points", entries.len());
+    for needle in ["xo_philox", "xo_f64_to_i32", "xo_ipow", "BARRIER()"] {
+        assert!(source.contains(needle), "no {needle} in the corpus");
+    }
+}
+
+/// The CUDA and OpenCL sources of every kernel differ only in the prelude:
+/// one body, two APIs.
+#[test]
+fn cuda_and_opencl_sources_differ_only_in_the_prelude() {
+    let features = Features { fp64: true };
+    for k in corpus::kernels().unwrap().iter().take(200) {
+        let (Some(cl), Some(cu)) = (
+            crossover::gpu::kernel_source(k, Dialect::OpenCl),
+            crossover::gpu::kernel_source(k, Dialect::Cuda),
+        ) else {
+            continue;
+        };
+        let body_cl = cl
+            .strip_prefix(&prelude(Dialect::OpenCl, features))
+            .unwrap();
+        let body_cu = cu.strip_prefix(&prelude(Dialect::Cuda, features)).unwrap();
+        assert_eq!(body_cl, body_cu, "{}", k.name());
+        assert_ne!(cl, cu);
+    }
+}
+
+#[test]
+fn every_kernel_compiles_with_nvrtc_without_spills() {
+    let required = std::env::var("CROSSOVER_REQUIRE_NVRTC").is_ok_and(|v| v == "1");
+    let version = match crossover::cuda::nvrtc::version() {
+        Ok(v) => v,
+        Err(why) if !required => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+        Err(why) => panic!("CROSSOVER_REQUIRE_NVRTC=1 but NVRTC is not available: {why}"),
+    };
+    let (source, entries) = corpus::source(Dialect::Cuda).unwrap();
+    for arch in [90, 80] {
+        let out = crossover::cuda::nvrtc::compile(&source, arch, false)
+            .unwrap_or_else(|e| panic!("NVRTC {version:?} for sm_{arch}: {e}"));
+        assert!(out.binary.len() > 1000, "sm_{arch}: empty CUBIN");
+        assert_eq!(&out.binary[..4], b"\x7fELF", "sm_{arch}: not an ELF CUBIN");
+        assert!(!out.spills(), "sm_{arch}: register spills:\n{}", out.log);
+        let regs = out.registers();
+        assert_eq!(
+            regs.len(),
+            entries.len(),
+            "sm_{arch}: ptxas report:\n{}",
+            out.log
+        );
+        for (entry, n) in regs {
+            assert!(n <= 128, "sm_{arch}: {entry} uses {n} registers");
+        }
+    }
+}
+
+#[test]
+fn a_bad_kernel_is_an_nvrtc_error_with_its_log() {
+    if crossover::cuda::nvrtc::version().is_err() {
+        return; // covered by the test above when NVRTC is required
+    }
+    let e = crossover::cuda::nvrtc::compile(
+        "extern \"C\" __global__ void k() { undefined_thing(); }",
+        90,
+        false,
+    )
+    .unwrap_err();
+    assert!(e.msg.contains("undefined_thing"), "{e}");
+}
+
+#[test]
+fn every_kernel_builds_on_the_opencl_device_in_one_program() {
+    use crossover::gpu::api::GpuApi;
+    if let Err(why) = opencl() {
+        if opencl_required() {
+            panic!("CROSSOVER_REQUIRE_OPENCL=1 but no OpenCL device: {why}");
+        }
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let name = std::env::var("CROSSOVER_TEST_OPENCL").ok();
+    let found = crossover::gpu::discover::find_opencl(Some(name.as_deref().unwrap_or(""))).unwrap();
+    let api = crossover::opencl::OpenClApi::open(found).unwrap();
+    let (source, entries) = corpus::source(Dialect::OpenCl).unwrap();
+    let built = api.compile(&source, &entries);
+    assert!(
+        built.is_ok(),
+        "{}",
+        built.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+}
