@@ -36,8 +36,10 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 stage "building the workspace once (tests and the Python extension share it)"
-cargo test --workspace --no-run --quiet
-cargo build -p crossover-py --quiet
+# One invocation builds the test executables and the Python extension with
+# one feature resolution (`cargo build -p crossover-py` alone would resolve
+# features without the dev-dependencies and compile the engine again).
+cargo build --workspace --all-targets --quiet --timings
 
 stage "Rust tests"
 cargo test --workspace --quiet

@@ -56,7 +56,7 @@ pub fn check(py: Python<'_>) -> PyResult<()> {
         if let Some(why) = gpu_unusable() {
             return Err(device_error(
                 py,
-                format!("the device policy is 'gpu' but no GPU can be used: {why}"),
+                format!("the device policy is 'gpu' but no GPU can be used: {why}; use the policy 'auto' or 'cpu'"),
             ));
         }
     }

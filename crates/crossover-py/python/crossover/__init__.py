@@ -24,11 +24,21 @@ Entry points:
 
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
 from typing import Any
 
 import numpy as _np
 
-from . import _crossover as _C
+# NVIDIA's libraries from pip wheels (nvidia-cuda-nvrtc, CuPy's and
+# PyTorch's) live under site-packages/nvidia; the engine looks for them in
+# the folders named here (read when a CUDA device is first opened).
+_os.environ.setdefault(
+    "CROSSOVER_PYTHON_PATH",
+    _os.pathsep.join(p for p in _sys.path if p and _os.path.isdir(_os.path.join(p, "nvidia"))),
+)
+
+from . import _crossover as _C  # noqa: E402
 from ._crossover import (
     ArgumentError,
     AxisError,

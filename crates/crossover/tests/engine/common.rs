@@ -63,10 +63,27 @@ pub fn gpu_engine(gpu: Arc<dyn Backend>) -> Arc<Engine> {
     )
 }
 
+/// The CUDA device the tests use (device 0), opened once per test binary.
+pub fn cuda() -> &'static Result<Arc<dyn Backend>, String> {
+    static DEV: OnceLock<Result<Arc<dyn Backend>, String>> = OnceLock::new();
+    DEV.get_or_init(|| {
+        let api = crossover::cuda::CudaApi::open(0)?;
+        let b = crossover::gpu::GpuBackend::new(api, None, None).map_err(|e| e.to_string())?;
+        Ok(Arc::new(b) as Arc<dyn Backend>)
+    })
+}
+
+/// Whether a missing GPU (CUDA) fails the tests (`scripts/gpu-check.sh`
+/// sets it on machines with an NVIDIA GPU).
+pub fn gpu_required() -> bool {
+    std::env::var("CROSSOVER_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
 /// Every engine a numeric test body runs on: the CPU, the CPU behind the
-/// synthetic GPU, and the OpenCL device when there is one (its absence is
-/// printed, and is a failure under `CROSSOVER_REQUIRE_OPENCL=1`). CUDA
-/// joins when its backend exists.
+/// synthetic GPU, the OpenCL device when there is one (its absence is
+/// printed, and is a failure under `CROSSOVER_REQUIRE_OPENCL=1`) and the
+/// CUDA device when there is one (a failure under
+/// `CROSSOVER_REQUIRE_GPU=1`).
 pub fn engines() -> Vec<TestEngine> {
     let mut v = vec![
         TestEngine {
@@ -92,6 +109,20 @@ pub fn engines() -> Vec<TestEngine> {
             );
             static SAID: OnceLock<()> = OnceLock::new();
             SAID.get_or_init(|| eprintln!("skipping the OpenCL engine: {why}"));
+        }
+    }
+    match cuda() {
+        Ok(b) => v.push(TestEngine {
+            name: "cuda",
+            engine: gpu_engine(Arc::clone(b)),
+        }),
+        Err(why) => {
+            assert!(
+                !gpu_required(),
+                "CROSSOVER_REQUIRE_GPU=1 but no CUDA device: {why}"
+            );
+            static SAID: OnceLock<()> = OnceLock::new();
+            SAID.get_or_init(|| eprintln!("skipping the CUDA engine: {why}"));
         }
     }
     v
