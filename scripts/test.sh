@@ -39,7 +39,7 @@ stage "building the workspace once (tests and the Python extension share it)"
 # One invocation builds the test executables and the Python extension with
 # one feature resolution (`cargo build -p crossover-py` alone would resolve
 # features without the dev-dependencies and compile the engine again).
-cargo build --workspace --all-targets --quiet --timings
+cargo build --workspace --all-targets --quiet
 
 stage "Rust tests"
 cargo test --workspace --quiet

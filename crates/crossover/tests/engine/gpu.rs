@@ -92,7 +92,7 @@ fn a_chain_of_gpu_kernels_copies_each_input_once() {
 
 /// Runs a child test process, killing it (and failing) after `secs`: a
 /// hang must fail CI, not stall it.
-fn output_within(cmd: &mut std::process::Command, secs: u64) -> std::process::Output {
+pub(crate) fn output_within(cmd: &mut std::process::Command, secs: u64) -> std::process::Output {
     use std::io::Read;
     let mut child = cmd
         .stdout(std::process::Stdio::piped())

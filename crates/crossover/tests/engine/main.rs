@@ -2,6 +2,7 @@
 
 mod common;
 mod corpus;
+mod cuda;
 
 mod elementwise;
 mod errors;
