@@ -73,8 +73,7 @@ fn python_site_dirs(prefix: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-/// The first file in `dirs` whose name starts with `prefix` and ends with a
-/// version in `versions` (`libnvrtc.so.13`).
+/// The first of `names` (`libnvrtc.so.13`) found in `dirs`, in order.
 fn find(dirs: &[PathBuf], names: &[&str]) -> Option<PathBuf> {
     dirs.iter()
         .flat_map(|d| names.iter().map(move |n| d.join(n)))
