@@ -23,24 +23,6 @@ use std::collections::BTreeMap;
 /// The real dtypes GPU kernels compute in.
 const DTYPES: [DType; 5] = [DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64];
 
-const BINARY: [BinaryOp; 15] = [
-    BinaryOp::Add,
-    BinaryOp::Sub,
-    BinaryOp::Mul,
-    BinaryOp::Div,
-    BinaryOp::Pow,
-    BinaryOp::Minimum,
-    BinaryOp::Maximum,
-    BinaryOp::Lt,
-    BinaryOp::Le,
-    BinaryOp::Gt,
-    BinaryOp::Ge,
-    BinaryOp::Eq,
-    BinaryOp::Ne,
-    BinaryOp::And,
-    BinaryOp::Or,
-];
-
 const REDUCTIONS: [ReduceOp; 8] = [
     ReduceOp::Sum,
     ReduceOp::Mean,
@@ -74,7 +56,7 @@ fn outputs() -> Vec<Array> {
         for op in UnaryOp::ALL {
             keep(x.unary(op));
         }
-        for op in BINARY {
+        for op in BinaryOp::ALL {
             keep(Array::binary(op, &x, &y));
             keep(Array::binary(op, &x, 2i64)); // a constant operand
         }

@@ -49,6 +49,19 @@ pub fn opencl() -> &'static Result<Arc<dyn Backend>, String> {
     })
 }
 
+/// The OpenCL test device, or `None` after printing why there is none (a
+/// failure under `CROSSOVER_REQUIRE_OPENCL=1`).
+pub fn opencl_or_skip() -> Option<Arc<dyn Backend>> {
+    match opencl() {
+        Ok(g) => Some(Arc::clone(g)),
+        Err(why) if !opencl_required() => {
+            eprintln!("skipped: no OpenCL device ({why})");
+            None
+        }
+        Err(why) => panic!("CROSSOVER_REQUIRE_OPENCL=1 but no OpenCL device: {why}"),
+    }
+}
+
 /// Whether a missing OpenCL device fails the tests (CI sets it).
 pub fn opencl_required() -> bool {
     std::env::var("CROSSOVER_REQUIRE_OPENCL").is_ok_and(|v| v == "1")

@@ -89,11 +89,7 @@ fn a_bad_kernel_is_an_nvrtc_error_with_its_log() {
 #[test]
 fn every_kernel_builds_on_the_opencl_device_in_one_program() {
     use crossover::gpu::api::GpuApi;
-    if let Err(why) = opencl() {
-        if opencl_required() {
-            panic!("CROSSOVER_REQUIRE_OPENCL=1 but no OpenCL device: {why}");
-        }
-        eprintln!("skipped: {why}");
+    if opencl_or_skip().is_none() {
         return;
     }
     let name = std::env::var("CROSSOVER_TEST_OPENCL").ok();

@@ -537,13 +537,8 @@ fn views_of_up_to_eight_dims_on_every_engine() {
 #[test]
 fn auto_places_by_cost_between_the_cpu_and_the_opencl_device() {
     use crossover::{Engine, Policy, Profile};
-    let gpu = match opencl() {
-        Ok(g) => g.clone(),
-        Err(why) if !opencl_required() => {
-            eprintln!("skipped: no OpenCL device ({why})");
-            return;
-        }
-        Err(why) => panic!("CROSSOVER_REQUIRE_OPENCL=1 but no OpenCL device: {why}"),
+    let Some(gpu) = opencl_or_skip() else {
+        return;
     };
     let (a, xa) = array(&[1000], DType::F32, 61, -1.0, 1.0);
     let (b, xb) = array(&[1000], DType::F32, 62, -1.0, 1.0);
@@ -598,13 +593,8 @@ fn auto_places_by_cost_between_the_cpu_and_the_opencl_device() {
 /// records is a positive, finite measurement, not the prior.
 #[test]
 fn calibration_measures_the_opencl_device() {
-    let gpu = match opencl() {
-        Ok(g) => g.clone(),
-        Err(why) if !opencl_required() => {
-            eprintln!("skipped: no OpenCL device ({why})");
-            return;
-        }
-        Err(why) => panic!("CROSSOVER_REQUIRE_OPENCL=1 but no OpenCL device: {why}"),
+    let Some(gpu) = opencl_or_skip() else {
+        return;
     };
     let (prior, _) = gpu.prior().unwrap();
     let mut steps = 0;
