@@ -81,7 +81,7 @@ fn find(dirs: &[PathBuf], names: &[&str]) -> Option<PathBuf> {
 }
 
 fn debug(msg: &str) {
-    if std::env::var("CROSSOVER_LOG").is_ok_and(|v| v == "debug") {
+    if super::debug_log() {
         eprintln!("crossover: cuda: {msg}");
     }
 }

@@ -14,14 +14,21 @@
 
 pub mod libs;
 pub mod nvrtc;
+mod staging;
 
 use crate::gpu::api::{ApiError, Arg, Compiled, DeviceInfo, GpuApi};
 use crate::gpu::codegen::{Dialect, GROUP};
 use cudarc::driver::result;
 use cudarc::driver::safe::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream};
 use cudarc::driver::sys;
+use staging::Staging;
 use std::ffi::c_void;
 use std::sync::Arc;
+
+/// `CROSSOVER_LOG=debug`: say what was loaded from where, and fallbacks.
+pub(crate) fn debug_log() -> bool {
+    std::env::var("CROSSOVER_LOG").is_ok_and(|v| v == "debug")
+}
 
 /// A driver error as text (the enum's name: formatting a `DriverError`
 /// calls into the driver, which may not be loaded).
@@ -45,6 +52,8 @@ pub struct CudaApi {
     /// the device).
     arch: i32,
     ptx: bool,
+    /// Pinned buffers for large copies.
+    staging: Staging,
     /// The process that opened the device (a forked child must not use it).
     pid: u32,
 }
@@ -98,6 +107,45 @@ pub fn available() -> Result<(), String> {
     libs::driver()
 }
 
+/// The oldest driver crossover's driver calls exist in (CUDA 12.8 added
+/// `cuEventElapsedTime_v2`, which cudarc's CUDA 13 bindings call).
+pub const MIN_DRIVER: i32 = 12080;
+
+/// Whether a driver of version `driver` (`12080` for 12.8) can run what
+/// NVRTC `nvrtc` makes: a CUBIN needs a driver of the same major version
+/// or newer (minor-version compatibility), PTX a driver at least as new as
+/// the compiler.
+///
+/// # Errors
+/// Which version is too old, and what to install.
+pub fn check_versions(driver: i32, nvrtc: (i32, i32), ptx: bool) -> Result<(), String> {
+    let v = |x: i32| format!("{}.{}", x / 1000, (x % 1000) / 10);
+    if driver < MIN_DRIVER {
+        return Err(format!(
+            "the NVIDIA driver supports CUDA {}; crossover needs CUDA {} or newer (driver 570+)",
+            v(driver),
+            v(MIN_DRIVER)
+        ));
+    }
+    let compiler = nvrtc.0 * 1000 + nvrtc.1 * 10;
+    let too_new = if ptx {
+        compiler > driver
+    } else {
+        nvrtc.0 > driver / 1000
+    };
+    if too_new {
+        return Err(format!(
+            "NVRTC {}.{} makes code the driver (CUDA {}) cannot load: update the driver, or install the NVRTC of CUDA {} (pip install nvidia-cuda-nvrtc-cu{})",
+            nvrtc.0,
+            nvrtc.1,
+            v(driver),
+            driver / 1000,
+            driver / 1000
+        ));
+    }
+    Ok(())
+}
+
 impl CudaApi {
     /// Opens device `ordinal` (initialising the driver).
     ///
@@ -109,6 +157,13 @@ impl CudaApi {
         let (major, minor) = nvrtc::version()?;
         let open = || -> Result<CudaApi, String> {
             let e = |what: &str, e: result::DriverError| format!("{what}: {:?}", e.0);
+            let mut driver = 0;
+            // SAFETY: the driver is loaded; `driver` is valid for writes
+            // (the one call that needs no cuInit).
+            unsafe { sys::cuDriverGetVersion(&mut driver) }
+                .result()
+                .map_err(|x| e("cuDriverGetVersion", x))?;
+            check_versions(driver, (major, minor), false)?;
             let ctx =
                 CudaContext::new(ordinal).map_err(|x| e("cuInit/cuDevicePrimaryCtxRetain", x))?;
             // SAFETY: before any allocation or stream: crossover orders its
@@ -122,11 +177,7 @@ impl CudaApi {
                 .map_err(|x| e("cuDeviceGetAttribute", x))?;
             let cc = cc_major * 10 + cc_minor;
             let (arch, ptx) = nvrtc::target(cc, &nvrtc::supported_archs().unwrap_or_default());
-            let mut driver = 0;
-            // SAFETY: the driver is loaded; `driver` is valid for writes.
-            unsafe { sys::cuDriverGetVersion(&mut driver) }
-                .result()
-                .map_err(|x| e("cuDriverGetVersion", x))?;
+            check_versions(driver, (major, minor), ptx)?;
             // SAFETY: a device from the context; memory released only by
             // `trim_to` (a threshold of 0 returns it at every synchronise).
             let pool = unsafe {
@@ -171,13 +222,14 @@ impl CudaApi {
                     (attr(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000).max(0) as u32,
                 )),
             };
-            if std::env::var("CROSSOVER_LOG").is_ok_and(|v| v == "debug") {
+            if debug_log() {
                 eprintln!(
                     "crossover: cuda: {} (NVRTC from {nvrtc_at})",
                     info.describe()
                 );
             }
             Ok(CudaApi {
+                staging: Staging::new(Arc::clone(&ctx)),
                 ctx,
                 stream,
                 pool,
@@ -245,13 +297,10 @@ impl GpuApi for CudaApi {
             return Ok(());
         }
         self.enter("cuMemcpyHtoDAsync")?;
-        // SAFETY: `dst` holds at least `src.len()` bytes (the pool sizes
-        // it); the stream is synchronised before `src` may be reused.
-        unsafe { result::memcpy_htod_async(dst.ptr, src, self.stream.cu_stream()) }
-            .map_err(|e| err("cuMemcpyHtoDAsync", e))?;
-        self.stream
-            .synchronize()
-            .map_err(|e| err("cuStreamSynchronize", e))
+        // `dst` holds at least `src.len()` bytes (the pool sizes it).
+        self.staging
+            .write(&self.stream, dst.ptr, src)
+            .map_err(|e| err("cuMemcpyHtoDAsync", e))
     }
 
     fn read(&self, src: &CudaMem, dst: &mut [u8]) -> Result<(), ApiError> {
@@ -259,14 +308,11 @@ impl GpuApi for CudaApi {
             return Ok(());
         }
         self.enter("cuMemcpyDtoHAsync")?;
-        // SAFETY: `src` holds at least `dst.len()` bytes; the stream orders
-        // the copy after every kernel before it and is synchronised before
-        // `dst` is read.
-        unsafe { result::memcpy_dtoh_async(dst, src.ptr, self.stream.cu_stream()) }
-            .map_err(|e| err("cuMemcpyDtoHAsync", e))?;
-        self.stream
-            .synchronize()
-            .map_err(|e| err("cuStreamSynchronize", e))
+        // `src` holds at least `dst.len()` bytes; the stream orders the
+        // copy after every kernel before it.
+        self.staging
+            .read(&self.stream, src.ptr, dst)
+            .map_err(|e| err("cuMemcpyDtoHAsync", e))
     }
 
     fn compile(&self, source: &str, entries: &[String]) -> Result<Compiled<CudaKernels>, ApiError> {
@@ -370,5 +416,30 @@ impl GpuApi for CudaApi {
             .elapsed_ms(&event.end)
             .map_err(|e| err("cuEventElapsedTime", e))?;
         Ok(Some(ms as f64 / 1e3))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_checked_before_a_driver_call_fails() {
+        // CUDA 13.0 driver, NVRTC 13.0 wheel: fine either way.
+        assert!(check_versions(13000, (13, 0), false).is_ok());
+        assert!(check_versions(13000, (13, 0), true).is_ok());
+        // A CUBIN from NVRTC 12.9 loads on a 12.8 driver; PTX does not.
+        assert!(check_versions(12080, (12, 9), false).is_ok());
+        let e = check_versions(12080, (12, 9), true).unwrap_err();
+        assert!(e.contains("NVRTC 12.9") && e.contains("CUDA 12.8"), "{e}");
+        // NVRTC 13 on a CUDA 12 driver: says which NVRTC to install.
+        let e = check_versions(12090, (13, 0), false).unwrap_err();
+        assert!(e.contains("nvidia-cuda-nvrtc-cu12"), "{e}");
+        // Too old for the driver calls at all.
+        let e = check_versions(12040, (12, 4), false).unwrap_err();
+        assert!(
+            e.contains("supports CUDA 12.4") && e.contains("12.8"),
+            "{e}"
+        );
     }
 }

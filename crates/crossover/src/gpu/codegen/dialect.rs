@@ -1,8 +1,8 @@
 //! The two preludes that turn one kernel body into OpenCL C or CUDA C.
 //!
 //! Kernel bodies are written once against the macros below (`KERNEL`,
-//! `GLOBAL`, `GLOBAL_ID`, `LOCAL_ID`, `BARRIER()`, `LOCAL_ARRAY`, `XO_FN`,
-//! the fixed-width types `i32 i64 u32 u64 u8 f32 f64`, and the math names
+//! `GLOBAL`, `GLOBAL_ID`, `LOCAL_ID`, `BARRIER()`, `TREE_BARRIER(h)`,
+//! `LOCAL_ARRAY`, `XO_FN`, the fixed-width types `i32 i64 u32 u64 u8 f32 f64`, and the math names
 //! `xo_sin_f32`...). The OpenCL prelude maps them to `__kernel`,
 //! `__global`, `get_global_id(0)`...; the CUDA prelude to
 //! `extern "C" __global__`, nothing, `blockIdx.x * blockDim.x +
@@ -54,6 +54,7 @@ const OPENCL: &str = r#"// OpenCL prelude
 #define LOCAL_SIZE ((int)get_local_size(0))
 #define GROUP_ID ((i64)get_group_id(0))
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define TREE_BARRIER(h) barrier(CLK_LOCAL_MEM_FENCE)
 #define MULHI(a, b) mul_hi((uint)(a), (uint)(b))
 #define XO_FN static inline
 #define XO_ASSERT_LAYOUT(cond)
@@ -76,6 +77,10 @@ const CUDA: &str = r#"// CUDA prelude
 #define LOCAL_SIZE ((int)blockDim.x)
 #define GROUP_ID ((i64)blockIdx.x)
 #define BARRIER() __syncthreads()
+// After a tree step of width h <= 32 every writer and the next step's
+// readers are in warp 0: a warp barrier orders them (same merges, same
+// bits, without stalling the block).
+#define TREE_BARRIER(h) do { if ((h) > 32) __syncthreads(); else __syncwarp(); } while (0)
 #define MULHI(a, b) __umulhi((unsigned int)(a), (unsigned int)(b))
 #define XO_FN static __device__ __forceinline__
 #define XO_ASSERT_LAYOUT(cond) static_assert(cond, "kernel parameter layout differs from the host's")

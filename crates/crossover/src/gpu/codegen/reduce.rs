@@ -246,7 +246,7 @@ pub(super) fn render(
             point(program, v, "pt", "    ", body);
             let _ = writeln!(
                 body,
-                "    acc = {id}_merge(acc, {id}_unit(r{out_reg}, (i64)r));\n  }}\n  tree[LOCAL_ID] = acc;\n  BARRIER();\n  for (int h = {half}; h > 0; h >>= 1) {{\n    if (LOCAL_ID < h) tree[LOCAL_ID] = {id}_merge(tree[LOCAL_ID], tree[LOCAL_ID + h]);\n    BARRIER();\n  }}\n  if (LOCAL_ID == 0 && k < kept) {{\n    acc = tree[0];",
+                "    acc = {id}_merge(acc, {id}_unit(r{out_reg}, (i64)r));\n  }}\n  tree[LOCAL_ID] = acc;\n  BARRIER();\n  for (int h = {half}; h > 0; h >>= 1) {{\n    if (LOCAL_ID < h) tree[LOCAL_ID] = {id}_merge(tree[LOCAL_ID], tree[LOCAL_ID + h]);\n    TREE_BARRIER(h);\n  }}\n  if (LOCAL_ID == 0 && k < kept) {{\n    acc = tree[0];",
                 half = GROUP / 2
             );
             emit(body, "k", "k * segs + s", "    ");
