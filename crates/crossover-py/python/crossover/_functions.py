@@ -211,8 +211,8 @@ def rad2deg(x: Any) -> Any:
     return x * float(t(180.0) / t(np.pi))
 
 
-_IMPL[np.radians] = deg2rad
-_IMPL[np.degrees] = rad2deg
+_IMPL[np.radians] = _UFUNC_IMPL[np.radians] = deg2rad
+_IMPL[np.degrees] = _UFUNC_IMPL[np.degrees] = rad2deg
 COMPOSED[np.radians] = COMPOSED[np.deg2rad]
 COMPOSED[np.degrees] = COMPOSED[np.rad2deg]
 
@@ -246,7 +246,7 @@ def real(val: Any) -> Any:
 @_composed(np.imag, "zeros for real dtypes")
 def imag(val: Any) -> Any:
     x = _x(val)
-    return x - x if x.dtype.kind in "iuf" else _FALLBACK
+    return _C.full(tuple(x.shape), 0, dtype=x.dtype) if x.dtype.kind in "iuf" else _FALLBACK
 
 
 @_composed(np.conjugate, "identity for real dtypes", ufunc=True)

@@ -56,8 +56,12 @@ _ROUTE_ATTR = "_crossover_route"
 
 
 def public_names(np_module: types.ModuleType) -> list[str]:
-    """The public names of a NumPy module (its ``__all__``, no dunders)."""
-    return sorted(n for n in np_module.__all__ if not n.startswith("_"))
+    """The public names of a NumPy module: its ``__all__`` and the other
+    public attributes that are not submodules (``numpy.random.test``...)."""
+    names = set(np_module.__all__) | {
+        n for n in dir(np_module) if not isinstance(getattr(np_module, n), types.ModuleType)
+    }
+    return sorted(n for n in names if not n.startswith("_"))
 
 
 def _is_function(obj: Any) -> bool:
