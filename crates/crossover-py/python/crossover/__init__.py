@@ -276,6 +276,13 @@ def synchronize() -> None:
 from . import _methods, _namespace  # noqa: E402
 
 _namespace.install(_sys.modules[__name__], _np)
+
+
+def __getattr__(name: str) -> Any:
+    # Names added to numpy after this import (numexpr adds numpy.expm1x).
+    return _namespace.late_name(_sys.modules[__name__], _np, name)
+
+
 _namespace.install(linalg, _np.linalg)
 _namespace.install(fft, _np.fft)
 random._complete()

@@ -56,11 +56,14 @@ _ROUTE_ATTR = "_crossover_route"
 
 
 def public_names(np_module: types.ModuleType) -> list[str]:
-    """The public names of a NumPy module: its ``__all__`` and the other
-    public attributes that are not submodules (``numpy.random.test``...)."""
-    names = set(np_module.__all__) | {
-        n for n in dir(np_module) if not isinstance(getattr(np_module, n), types.ModuleType)
-    }
+    """The public names of a NumPy module: its ``__all__`` and, for the
+    submodules, the other public attributes that are not modules
+    (``numpy.random.test``...). Names that other libraries add to ``numpy``
+    later (numexpr's ``numpy.expm1x``) are found by ``late_name``."""
+    names = set(np_module.__all__)
+    if np_module is not np:
+        names |= {n for n in dir(np_module)
+                  if not isinstance(getattr(np_module, n), types.ModuleType)}
     return sorted(n for n in names if not n.startswith("_"))
 
 
@@ -124,6 +127,20 @@ def install(target: types.ModuleType, np_module: types.ModuleType,
         else:
             value = numpy_route(obj, qualname)
         setattr(target, name, value)
+
+
+def late_name(target: types.ModuleType, np_module: types.ModuleType, name: str) -> Any:
+    """A public NumPy name that appeared after crossover was imported,
+    routed as ``install`` would have (for the module's ``__getattr__``)."""
+    if name.startswith("_") or not hasattr(np_module, name):
+        raise AttributeError(f"module {target.__name__!r} has no attribute {name!r}")
+    obj = getattr(np_module, name)
+    qualname = f"{np_module.__name__}.{name}"
+    if not _is_function(obj):
+        return obj
+    value = routed(obj, qualname) if obj in _numpy._IMPL else through_numpy(obj, qualname)
+    setattr(target, name, value)
+    return value
 
 
 def route_of(target: types.ModuleType, np_module: types.ModuleType, name: str) -> str:
