@@ -297,3 +297,38 @@ def test_cupy_helpers(rng):
     assert xo.cuda.Device().synchronize() is None
     assert xo.synchronize() is None
     np.testing.assert_array_equal(xo.asnumpy([1.0, 2.0]), [1.0, 2.0])
+
+
+def test_views_and_vector_products_match_numpy(rng):
+    a = nonzero(rng, (5, 7), np.float64)
+    b = nonzero(rng, (3, 4, 6), np.float64)
+    x, y = xo.asarray(a), xo.asarray(b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for args in ((), (0,), (1,), ((0, 1),)):
+            np.testing.assert_array_equal(xo.flip(x, *args).numpy(), np.flip(a, *args))
+        np.testing.assert_array_equal(xo.flipud(x).numpy(), np.flipud(a))
+        np.testing.assert_array_equal(xo.fliplr(x).numpy(), np.fliplr(a))
+        for axis, start in ((0, 3), (2, 0), (1, 3), (-1, 1)):
+            np.testing.assert_array_equal(xo.rollaxis(y, axis, start).numpy(),
+                                          np.rollaxis(b, axis, start))
+        np.testing.assert_array_equal(xo.matrix_transpose(y).numpy(), np.matrix_transpose(b))
+        got = xo.broadcast_arrays(x, x[0])
+        for g, w in zip(got, np.broadcast_arrays(a, a[0])):
+            np.testing.assert_array_equal(g.numpy(), w)
+        np.testing.assert_allclose(xo.vecdot(y, y).numpy(), np.vecdot(b, b), rtol=1e-14)
+        np.testing.assert_allclose(xo.matvec(x, x[0, :7]).numpy(), np.matvec(a, a[0]),
+                                   rtol=1e-13)
+        for k in (-1, 0, 2):
+            np.testing.assert_allclose(xo.trace(x, k).numpy(), np.trace(a, k), rtol=1e-14)
+        np.testing.assert_allclose(xo.linalg.vector_norm(y, axis=1).numpy(),
+                                   np.linalg.vector_norm(b, axis=1), rtol=1e-14)
+        np.testing.assert_allclose(xo.linalg.matrix_norm(y).numpy(), np.linalg.matrix_norm(b),
+                                   rtol=1e-14)
+        v = xo.asarray(np.array([np.inf, -np.inf, 1.0, np.nan]))
+        np.testing.assert_array_equal(xo.isposinf(v).numpy(), [True, False, False, False])
+        np.testing.assert_array_equal(xo.isneginf(v).numpy(), [False, True, False, False])
+        assert xo.isrealobj(x) and not xo.iscomplexobj(x)
+        assert bool(xo.isreal(x).all()) and not bool(xo.iscomplex(x).any())
+        np.testing.assert_array_equal(xo.positive(x).numpy(), a)
+        np.testing.assert_array_equal(xo.true_divide(x, 3.0).numpy(), a / 3.0)

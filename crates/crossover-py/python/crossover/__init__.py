@@ -237,6 +237,9 @@ equal = _elementwise("equal", 2)
 not_equal = _elementwise("not_equal", 2)
 logical_and = _elementwise("logical_and", 2)
 logical_or = _elementwise("logical_or", 2)
+positive = _elementwise("positive", 1)
+true_divide = divide
+pow = power  # noqa: A001 - NumPy's name
 del _elementwise
 
 

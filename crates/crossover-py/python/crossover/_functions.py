@@ -486,3 +486,110 @@ def _fftn(name: str):
 _IMPL[np.fft.fftn] = _fftn("fft2")
 _IMPL[np.fft.ifftn] = _fftn("ifft2")
 COMPOSED[np.fft.fftn] = COMPOSED[np.fft.ifftn] = "fft2 / ifft2 of a 2-D array"
+
+
+# ---- views, tests of dtype and value, vector products -------------------------
+
+
+def _flip_impl(m: Any, axis: Any = None) -> Any:
+    x = _x(m)
+    axes = range(x.ndim) if axis is None else (
+        [axis] if isinstance(axis, (int, np.integer)) else list(axis))
+    key = [slice(None)] * x.ndim
+    for ax in axes:
+        key[int(ax) % x.ndim] = slice(None, None, -1)
+    return x[tuple(key)]
+
+
+_composed(np.flip, "a view with negative steps")(_flip_impl)
+_composed(np.flipud, "a view with negative steps")(lambda m: _flip_impl(m, 0))
+_composed(np.fliplr, "a view with negative steps")(
+    lambda m: _flip_impl(m, 1) if _x(m).ndim >= 2 else _FALLBACK)
+
+
+@_composed(np.rollaxis, "transpose (a view)")
+def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
+    x = _x(a)
+    n = x.ndim
+    axis, start = int(axis) % n, int(start) + (n if start < 0 else 0)
+    order = [i for i in range(n) if i != axis]
+    order.insert(start - (start > axis), axis)
+    return _C.transpose(x, order)
+
+
+@_composed(np.matrix_transpose, "swapaxes(-1, -2) (a view)")
+def matrix_transpose(x: Any, /) -> Any:
+    return _x(x).swapaxes(-1, -2) if _x(x).ndim >= 2 else _FALLBACK
+
+
+@_composed(np.broadcast_arrays, "broadcast_to of each (views)")
+def broadcast_arrays(*args: Any, subok: bool = False) -> Any:
+    xs = [_x(a) for a in args]
+    shape = np.broadcast_shapes(*(tuple(x.shape) for x in xs))
+    return tuple(_C.broadcast_to(x, shape) for x in xs)
+
+
+@_composed(np.isposinf, "x == inf", ufunc=False)
+def isposinf(x: Any, out: Any = None) -> Any:
+    return _x(x) == math.inf if out is None and _x(x).dtype.kind != "c" else _FALLBACK
+
+
+@_composed(np.isneginf, "x == -inf", ufunc=False)
+def isneginf(x: Any, out: Any = None) -> Any:
+    return _x(x) == -math.inf if out is None and _x(x).dtype.kind != "c" else _FALLBACK
+
+
+_composed(np.iscomplexobj, "the dtype's kind")(lambda x: np.dtype(_x(x).dtype).kind == "c")
+_composed(np.isrealobj, "the dtype's kind")(lambda x: np.dtype(_x(x).dtype).kind != "c")
+_composed(np.iscomplex, "all False for real dtypes")(
+    lambda x: _C.full(tuple(_x(x).shape), False, dtype=np.bool_)
+    if _x(x).dtype.kind != "c" else _FALLBACK)
+_composed(np.isreal, "all True for real dtypes")(
+    lambda x: _C.full(tuple(_x(x).shape), True, dtype=np.bool_)
+    if _x(x).dtype.kind != "c" else _FALLBACK)
+
+
+def _vecdot(x1: Any, x2: Any, /, *, axis: int = -1, **kw: Any) -> Any:
+    a, b = _x(x1), _x(x2)
+    if kw or a.dtype.kind == "c" or b.dtype.kind == "c":
+        return _FALLBACK
+    return (a * b).sum(axis=axis)
+
+
+_composed(np.vecdot, "sum(a * b, axis) (real dtypes)")(_vecdot)
+_linalg_composed("vecdot", "sum(a * b, axis) (real dtypes)",
+                 lambda x1, x2, /, *, axis=-1: _vecdot(x1, x2, axis=axis))
+
+
+@_composed(np.matvec, "matmul(A, v[..., None])[..., 0]")
+def matvec(x1: Any, x2: Any, /, **kw: Any) -> Any:
+    a, v = _x(x1), _x(x2)
+    if kw or a.dtype not in _FLOATS or v.dtype not in _FLOATS or a.ndim < 2:
+        return _FALLBACK
+    return _C.matmul(a, _C.expand_dims(v, -1))[..., 0]
+
+
+@_composed(np.trace, "sum of where(diagonal mask, x, 0) over the last two axes")
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
+          out: Any = None) -> Any:
+    x = _x(a)
+    if out is not None or x.ndim != 2 or (axis1, axis2) != (0, 1):
+        return _unsupported(out=out) if out is not None else _FALLBACK
+    mask = np.eye(x.shape[0], x.shape[1], k=offset, dtype=bool)
+    return _C.where(mask, x, 0).sum(dtype=dtype)
+
+
+def _vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
+    v = _x(x)
+    if ord != 2 or v.dtype not in _FLOATS:
+        return _FALLBACK
+    return _C.ufunc("sqrt", (v * v).sum(axis=None if axis is None else axis, keepdims=keepdims))
+
+
+_linalg_composed("vector_norm", "sqrt(sum(x*x)) (ord=2)", _vector_norm)
+_linalg_composed(
+    "matrix_norm", "sqrt(sum(x*x)) over the last two axes (ord='fro')",
+    lambda x, /, *, keepdims=False, ord="fro": _vector_norm(x, axis=(-2, -1), keepdims=keepdims)
+    if ord == "fro" else _FALLBACK)
+_linalg_composed("trace", "as numpy.trace",
+                 lambda x, /, *, offset=0, dtype=None: trace(x, offset, dtype=dtype))

@@ -250,6 +250,10 @@ def _complete() -> None:
 
     from . import _namespace
 
+    # Engine uniforms ordered on the host: the "host" route of the table.
+    for f in (permutation, shuffle):
+        f._crossover_route = "host"  # type: ignore[attr-defined]
+
     def route(np_func: Any, qualname: str) -> Any:
         name = qualname.rsplit(".", 1)[-1]
         if hasattr(np.random.RandomState, name):
