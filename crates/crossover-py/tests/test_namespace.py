@@ -332,3 +332,34 @@ def test_views_and_vector_products_match_numpy(rng):
         assert bool(xo.isreal(x).all()) and not bool(xo.iscomplex(x).any())
         np.testing.assert_array_equal(xo.positive(x).numpy(), a)
         np.testing.assert_array_equal(xo.true_divide(x, 3.0).numpy(), a / 3.0)
+
+
+EINSUM = [("ij,jk->ik", [(4, 5), (5, 7)]), ("ij,jk", [(4, 5), (5, 7)]), ("ij,kj->ik", [(4, 5), (3, 5)]),
+          ("bij,bjk->bik", [(3, 4, 5), (3, 5, 6)]), ("bij,bjk->kbi", [(3, 4, 5), (3, 5, 6)]),
+          ("i,i->", [(9,), (9,)]), ("ij,j->i", [(4, 9), (9,)]), ("i,j->ij", [(5,), (3,)]),
+          ("ij->ji", [(4, 5)]), ("ij->j", [(4, 5)]), ("ijk->", [(2, 3, 4)]),
+          ("abc,cd->dba", [(2, 3, 4), (4, 5)])]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("subscripts,shapes", EINSUM, ids=[s for s, _ in EINSUM])
+def test_einsum_matmul_shapes_run_in_the_engine(rng, subscripts, shapes, dtype):
+    ops = [nonzero(rng, s, dtype) for s in shapes]
+    want = np.einsum(subscripts, *[o.astype(np.float64) for o in ops])
+    rtol = 1e-5 if dtype == np.float32 else 1e-13
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xo.einsum(subscripts, *[xo.asarray(o) for o in ops])
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got.numpy(), want, rtol=rtol, atol=rtol * np.abs(want).max())
+        np.testing.assert_allclose(np.einsum(subscripts, *[xo.asarray(o) for o in ops]).numpy(),
+                                   want, rtol=rtol, atol=rtol * np.abs(want).max())
+
+
+def test_einsum_other_subscripts_fall_back(rng):
+    a = nonzero(rng, (4, 4), np.float64)
+    with pytest.warns(xo.FallbackWarning, match="einsum"):
+        got = xo.einsum("ii->", xo.asarray(a))
+    np.testing.assert_allclose(float(got), np.trace(a), rtol=1e-14)
+    got = xo.einsum("ij,jk,kl->il", a, a, a)
+    np.testing.assert_allclose(got.numpy(), a @ a @ a, rtol=1e-12)

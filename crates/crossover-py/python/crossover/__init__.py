@@ -76,7 +76,7 @@ from ._crossover import (
 from ._jit import explain, jit
 from ._numpy import concatenate, get_fallback, set_fallback, stack, tensordot
 from . import fft, linalg, random, sparse
-from . import _functions  # noqa: E402,F401 - registers the engine compositions
+from . import _einsum, _functions  # noqa: E402,F401 - register the engine compositions
 from . import cuda  # noqa: E402
 from .linalg import matmul
 
