@@ -49,29 +49,51 @@ def svdvals(a: Any) -> Any:
     return _C.linalg_unary("svdvals", a)
 
 
-def svd(a: Any, full_matrices: bool = False, compute_uv: bool = True) -> Any:
-    """Thin SVD ``(U, s, Vt)`` with ``a = U @ diag(s) @ Vt``. Only
-    ``full_matrices=False`` is supported (raises ``ValueError`` otherwise);
-    ``compute_uv=False`` returns ``s`` alone."""
+def _numpy_runs(name: str, args: tuple, kwargs: dict, why: str) -> Any:
+    """NumPy's ``numpy.linalg.<name>`` on host arrays (a FallbackWarning
+    naming ``why``), for the forms the engine lacks."""
+    import numpy as np
+
+    from . import _numpy
+
+    return _numpy.fallback(getattr(np.linalg, name), args, kwargs, why=why)
+
+
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
+        hermitian: bool = False) -> Any:
+    """``(U, s, Vt)`` with ``a = U @ diag(s) @ Vt``, NumPy's signature.
+    The engine computes the thin SVD, which is the full one for square
+    matrices; ``full_matrices=True`` for a non-square matrix (the
+    complement basis) and ``hermitian=True`` run in NumPy (a
+    FallbackWarning). ``compute_uv=False`` returns ``s`` alone."""
+    if hermitian:
+        return _numpy_runs("svd", (a, full_matrices, compute_uv, hermitian), {},
+                           "the engine does not take the argument hermitian=True")
     if not compute_uv:
         return svdvals(a)
-    if full_matrices:
-        raise ValueError("svd: only the thin SVD (full_matrices=False) is supported")
+    shape = getattr(a, "shape", None)
+    if shape is None:
+        import numpy as np
+
+        shape = np.shape(a)
+    if full_matrices and len(shape) >= 2 and shape[-1] != shape[-2]:
+        return _numpy_runs("svd", (a, True, True), {},
+                           "full_matrices=True of a non-square matrix (the engine's SVD is thin)")
     return _C.linalg_multi("svd", a)
 
 
 def qr(a: Any, mode: str = "reduced") -> Any:
-    """Reduced QR ``(Q, R)``; only ``mode="reduced"`` is supported."""
+    """Reduced QR ``(Q, R)``; other ``mode`` values run in NumPy."""
     if mode != "reduced":
-        raise ValueError(f"qr: only mode='reduced' is supported, not {mode!r}")
+        return _numpy_runs("qr", (a, mode), {}, f"the engine does not take the argument mode={mode!r}")
     return _C.linalg_multi("qr", a)
 
 
 def eigh(a: Any, UPLO: str = "L") -> Any:
-    """Eigenvalues (ascending) and eigenvectors of a symmetric matrix;
-    reads the lower triangle (``UPLO="L"``)."""
+    """Eigenvalues (ascending) and eigenvectors of a symmetric matrix,
+    from the lower triangle; ``UPLO="U"`` runs in NumPy."""
     if UPLO != "L":
-        raise ValueError("eigh: only UPLO='L' is supported")
+        return _numpy_runs("eigh", (a, UPLO), {}, f"the engine does not take the argument UPLO={UPLO!r}")
     return _C.linalg_multi("eigh", a)
 
 
