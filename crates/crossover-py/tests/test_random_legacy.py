@@ -139,3 +139,17 @@ def test_other_distributions_run_in_numpy_seeded_by_seed():
     np.testing.assert_array_equal(_host(xo.random.poisson(4.0, size=N)), a)
     assert xo.random.RandomState is np.random.RandomState
     assert xo.random.default_rng(3).seed == 3
+
+
+@pytest.mark.parametrize("call", [
+    lambda: xo.random.rand(10**8, 10**8).numpy(),
+    lambda: xo.random.randn(10**8, 10**8, dtype=np.float32).eval(),
+    lambda: xo.random.randint(0, 9, size=(10**8, 10**8)).numpy(),
+    lambda: xo.random.choice(7, size=(10**8, 10**8)),
+    lambda: xo.random.permutation(10**16),
+    lambda: xo.eye(10**7),
+    lambda: xo.sparse.random(10**9, 10**9, density=0.5, format="csr"),
+], ids=["rand", "randn", "randint", "choice", "permutation", "eye", "sparse.random"])
+def test_huge_sizes_raise_memory_error(call):
+    with pytest.raises(MemoryError):
+        call()
