@@ -100,8 +100,16 @@ def test_linalg_errors_name_the_problem():
         xo.linalg.solve(np.ones((2, 3)), np.ones(2))
     with pytest.raises(ValueError, match="assume_a"):
         xo.linalg.solve(np.eye(2), np.ones(2), assume_a="sym")
-    with pytest.raises(ValueError, match="thin"):
-        xo.linalg.svd(np.eye(2), full_matrices=True)
+    # NumPy's default full_matrices=True: the engine's thin SVD for a square
+    # matrix; a non-square one needs the complement basis (NumPy runs it).
+    u, s, vt = xo.linalg.svd(np.diag([3.0, 2.0]))
+    np.testing.assert_allclose(np.asarray(s), [3.0, 2.0], rtol=1e-15)
+    wide = np.arange(6.0).reshape(2, 3) + 1
+    with pytest.warns(xo.FallbackWarning, match="full_matrices"):
+        u, s, vt = xo.linalg.svd(wide)
+    assert vt.shape == (3, 3)
+    np.testing.assert_allclose((np.asarray(u)[:, :2] * np.asarray(s)) @ np.asarray(vt)[:2], wide,
+                               rtol=1e-13)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

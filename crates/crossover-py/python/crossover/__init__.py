@@ -76,6 +76,8 @@ from ._crossover import (
 from ._jit import explain, jit
 from ._numpy import concatenate, get_fallback, set_fallback, stack, tensordot
 from . import fft, linalg, random, sparse
+from . import _einsum, _functions  # noqa: E402,F401 - register the engine compositions
+from . import cuda  # noqa: E402
 from .linalg import matmul
 
 __all__ = [
@@ -235,4 +237,56 @@ equal = _elementwise("equal", 2)
 not_equal = _elementwise("not_equal", 2)
 logical_and = _elementwise("logical_and", 2)
 logical_or = _elementwise("logical_or", 2)
+positive = _elementwise("positive", 1)
+true_divide = divide
+pow = power  # noqa: A001 - NumPy's name
 del _elementwise
+
+
+# ---- CuPy's names for code that moves between NumPy and CuPy ----------------
+
+
+def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, *,
+            blocking: bool = True) -> Any:
+    """The values of ``a`` as a NumPy array (a copy), like ``cupy.asnumpy``;
+    NumPy arrays and other array-likes pass through ``numpy.asarray``."""
+    if isinstance(a, ndarray):
+        return a.get(out=out)
+    r = _np.asarray(a, order=order)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def get_array_module(*args: Any) -> Any:
+    """``crossover`` when any argument is a crossover array, else ``numpy``
+    (``cupy.get_array_module``)."""
+    for a in args:
+        if isinstance(a, ndarray):
+            return _sys.modules[__name__]
+    return _np
+
+
+def synchronize() -> None:
+    """Waits for queued device work (``cupy.cuda.Device().synchronize()``):
+    a no-op, as crossover computes when a value is read."""
+    cuda.synchronize()
+
+
+# ---- the rest of NumPy's namespace (see _namespace) --------------------------
+
+from . import _methods, _namespace  # noqa: E402
+
+_namespace.install(_sys.modules[__name__], _np)
+
+
+def __getattr__(name: str) -> Any:
+    # Names added to numpy after this import (numexpr adds numpy.expm1x).
+    return _namespace.late_name(_sys.modules[__name__], _np, name)
+
+
+_namespace.install(linalg, _np.linalg)
+_namespace.install(fft, _np.fft)
+random._complete()
+_methods.install()

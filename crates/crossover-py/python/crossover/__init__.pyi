@@ -302,3 +302,7 @@ def get_fallback() -> str: ...
 
 def info() -> dict[str, Any]:
     """Version, SIMD level, threads, devices, NumPy version."""
+
+# Every other public name of numpy (functions routed to the engine or to
+# NumPy, dtypes, constants): see crossover._namespace.
+def __getattr__(name: str) -> Any: ...

@@ -179,7 +179,16 @@ def _no_out(kwargs: dict) -> bool:
     return out is None or (isinstance(out, tuple) and all(o is None for o in out))
 
 
+#: Ufuncs made of engine ops (``_functions``): ``np.isnan(x)`` runs there.
+_UFUNC_IMPL: dict[np.ufunc, Callable[..., Any]] = {}
+
+
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    impl = _UFUNC_IMPL.get(ufunc)
+    if impl is not None and method == "__call__" and not kwargs and len(inputs) == ufunc.nin:
+        r = impl(*inputs)
+        if not isinstance(r, _Fallback):
+            return r
     if method == "reduce" and ufunc in _UFUNC_REDUCE and isinstance(inputs[0], _C.ndarray):
         extra = set(kwargs) - {"axis", "keepdims", "dtype"}
         if len(inputs) == 1 and not extra and kwargs.get("dtype") is None:
@@ -253,6 +262,12 @@ def _x(a: Any) -> Any:
 def array_function(func: Callable[..., Any], types: tuple, args: tuple, kwargs: dict) -> Any:
     if not all(issubclass(t, (np.ndarray, _C.ndarray)) for t in types):
         return NotImplemented
+    return dispatch(func, args, kwargs)
+
+
+def dispatch(func: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """``func(*args, **kwargs)`` in the engine when ``_IMPL`` has it and
+    takes these arguments, else NumPy's on host arrays (a fallback)."""
     impl = _IMPL.get(func)
     why = None
     if impl is not None:
