@@ -55,6 +55,7 @@ stage "Python device tests on the OpenCL device (pocl)"
 CROSSOVER_GPU=opencl:pocl CROSSOVER_TEST_DEVICE=gpu-prefer python3 -m pytest -q \
   crates/crossover-py/tests/test_evaluate.py crates/crossover-py/tests/test_ufuncs.py \
   crates/crossover-py/tests/test_random.py crates/crossover-py/tests/test_array.py \
-  crates/crossover-py/tests/test_jit.py crates/crossover-py/tests/test_explain_device.py
+  crates/crossover-py/tests/test_jit.py crates/crossover-py/tests/test_explain_device.py \
+  crates/crossover-py/tests/test_dropin.py crates/crossover-py/tests/test_random_legacy.py
 
 stage "all tests passed"
