@@ -1,5 +1,7 @@
 """explain, device policy and info."""
 
+import os
+
 import pytest
 import numpy as np
 
@@ -57,3 +59,36 @@ def test_info():
     assert i["threads"] >= 1 and i["simd"] and i["devices"][0] == "cpu"
     assert isinstance(i["gpu"], str) and i["gpu"]  # the GPU's name, or why none
     assert "sin" in i["ufuncs"] and i["numpy"] == np.__version__
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_computes_on_the_cpu(rng):
+    # Dask and multiprocessing fork workers: a GPU context does not survive
+    # fork, so the child must plan on its CPU and still be right.
+    a = nonzero(rng, 10_000, np.float64)
+    want = a * 2 + np.sin(a)
+    e = xo.explain(lambda x: x * 2 + np.sin(x), a)  # the parent uses its device
+    parent_device = e.kernels[0]["device"]
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, never return into pytest
+        code = 1
+        try:
+            os.close(r)
+            ec = xo.explain(lambda x: x * 2 + np.sin(x), a)
+            got = np.asarray((xo.asarray(a) * 2 + np.sin(xo.asarray(a))).numpy())
+            ok = np.allclose(got, want, rtol=1e-13, atol=1e-15)
+            os.write(w, f"{ec.kernels[0]['device']} {ok}\n{ec}".encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r) as f:
+        report = f.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, report
+    device, ok = report.split("\n")[0].split()
+    assert ok == "True", report
+    assert device == "cpu", report
+    if parent_device == "gpu":
+        assert "forked child" in report, report

@@ -222,6 +222,16 @@ fn unpack(bytes: &[u8]) -> Option<&[u8]> {
     (Sha256::digest(payload).as_slice() == sum).then_some(payload)
 }
 
+/// A cache file's contents: header, checksum, binary. Public so tests can
+/// plant a well-formed file whose binary the driver refuses.
+pub fn pack(binary: &[u8]) -> Vec<u8> {
+    let mut data = Vec::with_capacity(binary.len() + MAGIC.len() + 32);
+    data.extend_from_slice(MAGIC);
+    data.extend_from_slice(&Sha256::digest(binary));
+    data.extend_from_slice(binary);
+    data
+}
+
 /// Writes a cache file atomically.
 fn store(path: &Path, binary: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -233,11 +243,7 @@ fn store(path: &Path, binary: &[u8]) -> std::io::Result<()> {
             .unwrap_or("kernel"),
         std::process::id()
     ));
-    let mut data = Vec::with_capacity(binary.len() + 40);
-    data.extend_from_slice(MAGIC);
-    data.extend_from_slice(&Sha256::digest(binary));
-    data.extend_from_slice(binary);
-    std::fs::write(&tmp, &data)?;
+    std::fs::write(&tmp, pack(binary))?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })

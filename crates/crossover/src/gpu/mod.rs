@@ -50,6 +50,8 @@ struct Shared<A: GpuApi> {
     pending: Mutex<Vec<Vec<A::Event>>>,
     /// Variants being compiled in the background.
     compiling: Mutex<std::collections::HashSet<codegen::Variant>>,
+    /// The process that opened the device (a forked child must not use it).
+    pid: u32,
     max_groups: usize,
 }
 
@@ -170,6 +172,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 launch: Mutex::new(()),
                 pending: Mutex::new(Vec::new()),
                 compiling: Mutex::new(std::collections::HashSet::new()),
+                pid: std::process::id(),
                 max_groups: (info.compute_units.max(1) as usize * 64).clamp(64, 65_535),
             }),
         })
@@ -324,6 +327,15 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
     }
 
     fn check(&self, kernel: &Kernel) -> std::result::Result<(), String> {
+        if std::process::id() != self.shared.pid {
+            // A GPU context does not survive fork (CUDA refuses it; OpenCL
+            // drivers hang or crash): a forked child (Dask, multiprocessing)
+            // plans everything on its CPU.
+            return Err(format!(
+                "{} was opened by the parent process; a forked child computes on the CPU (start workers with 'spawn' to use the GPU)",
+                self.shared.label
+            ));
+        }
         match &kernel.body {
             KernelBody::Library { call, .. } => {
                 use crate::op::Library;

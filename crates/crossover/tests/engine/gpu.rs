@@ -342,35 +342,49 @@ fn out_of_device_memory_falls_back_to_the_cpu_or_errors_when_forced() {
     );
 }
 
-/// Runs one kernel on a backend whose disk cache is `CROSSOVER_KERNEL_CACHE`
-/// and prints the cache's counters (a second process sees the first's
-/// kernels through the disk only).
+/// Runs one kernel on a backend (`CROSSOVER_TEST_CACHE_API`: `opencl` or
+/// `cuda`) whose disk cache is `CROSSOVER_KERNEL_CACHE`, and prints the
+/// cache's counters (a second process sees the first's kernels through the
+/// disk only).
 #[test]
 #[ignore = "run in child processes by compiled_kernels_are_reused_by_a_second_process"]
 fn kernel_cache_child() {
-    let name = std::env::var("CROSSOVER_TEST_OPENCL").unwrap_or_default();
-    let found = crossover::gpu::discover::find_opencl(Some(&name)).unwrap();
-    let api = crossover::opencl::OpenClApi::open(found).unwrap();
-    let b = std::sync::Arc::new(
-        crossover::gpu::GpuBackend::new(api, crossover::gpu::cache::default_dir(), None).unwrap(),
-    );
-    let e = std::sync::Arc::new(
+    use crossover::gpu::cache::{default_dir, CacheStats};
+    use crossover::gpu::GpuBackend;
+    use std::sync::Arc;
+    type Stats = Box<dyn Fn() -> CacheStats>;
+    let (b, stats): (Arc<dyn crossover::device::Backend>, Stats) =
+        match std::env::var("CROSSOVER_TEST_CACHE_API").as_deref() {
+            Ok("cuda") => {
+                let api = crossover::cuda::CudaApi::open(0).unwrap();
+                let b = Arc::new(GpuBackend::new(api, default_dir(), None).unwrap());
+                (b.clone(), Box::new(move || b.cache().stats()))
+            }
+            _ => {
+                let name = std::env::var("CROSSOVER_TEST_OPENCL").unwrap_or_default();
+                let found = crossover::gpu::discover::find_opencl(Some(&name)).unwrap();
+                let api = crossover::opencl::OpenClApi::open(found).unwrap();
+                let b = Arc::new(GpuBackend::new(api, default_dir(), None).unwrap());
+                (b.clone(), Box::new(move || b.cache().stats()))
+            }
+        };
+    let e = Arc::new(
         crossover::Engine::new(crossover::Profile::synthetic())
-            .with_gpu_backend(b.clone())
+            .with_gpu_backend(b)
             .with_policy(crossover::Policy::Force(DeviceKind::Gpu)),
     );
     let (a, x) = array(&[777], DType::F64, 8, -1.0, 1.0);
     let got = e.scope(|| a.mul(a.add(2.5).unwrap()).unwrap().to_vec_f64().unwrap());
     let want: Vec<f64> = x.iter().map(|v| v * (v + 2.5)).collect();
     assert_close(&got, &want, 1e-15, 0.0, "cached kernel");
-    let s = b.cache().stats();
+    let s = stats();
     println!(
         "CACHE compiled={} loaded={} damaged={}",
         s.compiled, s.loaded, s.damaged
     );
 }
 
-fn kernel_cache_child_run(dir: &std::path::Path) -> (u64, u64, u64) {
+fn kernel_cache_child_run(api: &str, dir: &std::path::Path) -> (u64, u64, u64) {
     let out = output_within(
         std::process::Command::new(std::env::current_exe().unwrap())
             .args([
@@ -379,6 +393,7 @@ fn kernel_cache_child_run(dir: &std::path::Path) -> (u64, u64, u64) {
                 "--ignored",
                 "--nocapture",
             ])
+            .env("CROSSOVER_TEST_CACHE_API", api)
             .env("CROSSOVER_KERNEL_CACHE", dir),
         300,
     );
@@ -399,45 +414,62 @@ fn kernel_cache_child_run(dir: &std::path::Path) -> (u64, u64, u64) {
     (num("compiled="), num("loaded="), num("damaged="))
 }
 
-#[test]
-fn compiled_kernels_are_reused_by_a_second_process() {
-    if opencl().is_err() {
-        assert!(!opencl_required(), "no OpenCL device");
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("xo-kcache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(
-        kernel_cache_child_run(&dir),
-        (1, 0, 0),
-        "first process compiles"
-    );
-    assert_eq!(
-        kernel_cache_child_run(&dir),
-        (0, 1, 0),
-        "second process loads it"
-    );
-    // Damage every cached file: recompiled, reported, and still right.
+/// Rewrites every file of a kernel cache with `damage`.
+fn damage_cache(dir: &std::path::Path, damage: impl Fn(Vec<u8>) -> Vec<u8>) {
     let mut files = Vec::new();
-    for sub in std::fs::read_dir(&dir).unwrap() {
+    for sub in std::fs::read_dir(dir).unwrap() {
         for f in std::fs::read_dir(sub.unwrap().path()).unwrap() {
             files.push(f.unwrap().path());
         }
     }
     assert!(!files.is_empty());
     for f in &files {
-        let mut b = std::fs::read(f).unwrap();
-        let last = b.len() - 1;
-        b[last] ^= 0xff;
-        std::fs::write(f, b).unwrap();
+        std::fs::write(f, damage(std::fs::read(f).unwrap())).unwrap();
     }
-    assert_eq!(
-        kernel_cache_child_run(&dir),
-        (1, 0, 1),
-        "a damaged file is recompiled"
-    );
-    assert_eq!(kernel_cache_child_run(&dir), (0, 1, 0), "and rewritten");
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The disk cache on each GPU API: a second process loads what the first
+/// compiled; a file that fails its checksum, and a well-formed file whose
+/// binary the driver refuses (a damaged CUBIN or OpenCL binary), are
+/// recompiled, counted, rewritten, and the results stay right.
+#[test]
+fn compiled_kernels_are_reused_by_a_second_process() {
+    let mut apis = Vec::new();
+    match opencl() {
+        Ok(_) => apis.push("opencl"),
+        Err(e) => assert!(!opencl_required(), "no OpenCL device: {e}"),
+    }
+    match cuda() {
+        Ok(_) => apis.push("cuda"),
+        Err(e) => {
+            assert!(!gpu_required(), "no CUDA device: {e}");
+            eprintln!("skipped on CUDA: {e}");
+        }
+    }
+    for api in apis {
+        let dir = std::env::temp_dir().join(format!("xo-kcache-{api}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let run = || kernel_cache_child_run(api, &dir);
+        assert_eq!(run(), (1, 0, 0), "{api}: first process compiles");
+        assert_eq!(run(), (0, 1, 0), "{api}: second process loads it");
+        damage_cache(&dir, |mut b| {
+            let last = b.len() - 1;
+            b[last] ^= 0xff;
+            b
+        });
+        assert_eq!(run(), (1, 0, 1), "{api}: a damaged file is recompiled");
+        assert_eq!(run(), (0, 1, 0), "{api}: and rewritten");
+        damage_cache(&dir, |_| {
+            crossover::gpu::cache::pack(b"\x7fELF not a kernel binary")
+        });
+        assert_eq!(
+            run(),
+            (1, 0, 1),
+            "{api}: a binary the driver refuses is recompiled"
+        );
+        assert_eq!(run(), (0, 1, 0), "{api}: and rewritten");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// Checks, in a child process where libOpenCL cannot be loaded, that the
