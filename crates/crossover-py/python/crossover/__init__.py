@@ -168,37 +168,15 @@ def info() -> dict[str, Any]:
     return d
 
 
-def _like(a: Any, dtype: Any) -> tuple[tuple[int, ...], Any]:
-    if dtype is None:
-        dtype = a.dtype if hasattr(a, "dtype") else _np.result_type(a)
-    return tuple(_np.shape(a)), dtype
-
-
-def zeros_like(a: Any, dtype: Any = None) -> ndarray:
-    """An array of zeros with the shape (and dtype) of ``a``."""
-    return zeros(*_like(a, dtype))
-
-
-def ones_like(a: Any, dtype: Any = None) -> ndarray:
-    """An array of ones with the shape (and dtype) of ``a``."""
-    return ones(*_like(a, dtype))
-
-
-def full_like(a: Any, fill_value: Any, dtype: Any = None) -> ndarray:
-    """An array of ``fill_value`` with the shape (and dtype) of ``a``."""
-    shape, dtype = _like(a, dtype)
-    return full(shape, fill_value, dtype=dtype)
-
-
 def _elementwise(name: str, nin: int):
     if nin == 1:
 
-        def f(x: Any) -> ndarray:
+        def f(x: Any, /) -> ndarray:
             return _C.ufunc(name, x)
 
     else:
 
-        def f(x1: Any, x2: Any) -> ndarray:  # type: ignore[misc]
+        def f(x1: Any, x2: Any, /) -> ndarray:  # type: ignore[misc]
             return _C.ufunc(name, x1, x2)
 
     f.__name__ = f.__qualname__ = name
@@ -290,3 +268,8 @@ _namespace.install(linalg, _np.linalg)
 _namespace.install(fft, _np.fft)
 random._complete()
 _methods.install()
+
+# The Array API standard's additions (device=, namespace info, dtype rule).
+from . import _array_api  # noqa: E402
+
+_array_api.install(_sys.modules[__name__])

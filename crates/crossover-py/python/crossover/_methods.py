@@ -54,6 +54,83 @@ def _imag(self: Any) -> Any:
     return crossover.imag(self)
 
 
+# ---- the Array API standard's array attributes ---------------------------------
+
+
+def _array_namespace(self: Any, /, *, api_version: str | None = None) -> Any:
+    """The namespace of the standard that this array follows: ``crossover``."""
+    import crossover
+    from ._array_api import API_VERSIONS
+
+    if api_version is not None and api_version not in API_VERSIONS:
+        raise ValueError(f"crossover implements Array API versions {API_VERSIONS}, "
+                         f"not {api_version!r}")
+    return crossover
+
+
+def _mT(self: Any) -> Any:
+    """The last two axes swapped (a view); the standard's ``mT``."""
+    if self.ndim < 2:
+        raise ValueError(f"mT needs at least 2 dimensions, not {self.ndim}")
+    return self.swapaxes(-1, -2)
+
+
+def _to_device(self: Any, device: Any, /, *, stream: Any = None) -> Any:
+    """The array on ``device`` ("cpu", or "gpu" when one is usable). Values
+    are immutable and the engine moves data to where each kernel runs (the
+    cost model or ``set_device`` decide), so this checks the device and
+    returns the array itself."""
+    from ._array_api import _check_device
+
+    if stream is not None:
+        raise ValueError("crossover has no streams to name (stream= must be None)")
+    _check_device(device)
+    return self
+
+
+def _dlpack(self: Any, /, *, stream: Any = None, max_version: Any = None,
+            dl_device: Any = None, copy: bool | None = None) -> Any:
+    """A DLPack capsule of the computed values in host memory (no copy
+    unless ``copy=True``); read-only, as crossover arrays are."""
+    if stream is not None:
+        raise BufferError("crossover's arrays live in host memory: stream= must be None")
+    view = self.numpy(copy=bool(copy))
+    kw: dict[str, Any] = {}
+    if max_version is not None:
+        kw["max_version"] = max_version
+    if dl_device is not None:
+        kw["dl_device"] = dl_device
+    if copy is not None:
+        kw["copy"] = copy
+    return view.__dlpack__(**kw)
+
+
+def _dlpack_device(self: Any, /) -> tuple[int, int]:
+    """(kDLCPU, 0): crossover hands DLPack consumers host memory."""
+    return (1, 0)
+
+
+def _complex(self: Any, /) -> complex:
+    return complex(self.item())
+
+
+def _binary(name: str, reflected: bool):
+    def method(self: Any, other: Any, /) -> Any:
+        import crossover
+
+        f = getattr(crossover, name)
+        return f(other, self) if reflected else f(self, other)
+
+    method.__name__ = method.__qualname__ = f"__{'r' if reflected else ''}{name}__"
+    method.__doc__ = f"``crossover.{name}`` (the standard's operator)."
+    return method
+
+
+#: Operators the standard names, by the function each calls.
+OPERATORS = {"lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+             "xor": "bitwise_xor"}
+
+
 def install() -> list[str]:
     """Adds the missing methods; returns the names added."""
     added = []
@@ -61,7 +138,13 @@ def install() -> list[str]:
         if not hasattr(_C.ndarray, name):
             setattr(_C.ndarray, name, _delegate(name))
             added.append(name)
-    extras = {"get": _get, "real": property(_real), "imag": property(_imag)}
+    extras = {"get": _get, "real": property(_real), "imag": property(_imag),
+              "__array_namespace__": _array_namespace, "mT": property(_mT),
+              "to_device": _to_device, "__dlpack__": _dlpack,
+              "__dlpack_device__": _dlpack_device, "__complex__": _complex}
+    for op, func in OPERATORS.items():
+        extras[f"__{op}__"] = _binary(func, False)
+        extras[f"__r{op}__"] = _binary(func, True)
     for name, value in extras.items():
         if not hasattr(_C.ndarray, name):
             setattr(_C.ndarray, name, value)

@@ -26,6 +26,7 @@ take (``out=``, ``where=``...), naming the argument in the warning.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 from typing import Any, Callable
@@ -74,6 +75,12 @@ def _is_function(obj: Any) -> bool:
 def _mark(f: Callable[..., Any], route: str, np_func: Any, qualname: str) -> Callable[..., Any]:
     f.__name__ = f.__qualname__ = qualname.rsplit(".", 1)[-1]
     f.__wrapped_numpy__ = np_func  # type: ignore[attr-defined]
+    try:
+        # The wrapper takes what NumPy's function takes: say so to inspect
+        # (the Array API's signature checks read it).
+        f.__signature__ = inspect.signature(np_func)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        pass
     setattr(f, _ROUTE_ATTR, route)
     return f
 
@@ -94,12 +101,15 @@ def routed(np_func: Any, qualname: str) -> Callable[..., Any]:
     return _mark(f, route, np_func, qualname)
 
 
-def through_numpy(np_func: Any, qualname: str) -> Callable[..., Any]:
+def through_numpy(np_func: Any, qualname: str,
+                  check: Callable[[Any, str], Any] | None = None) -> Callable[..., Any]:
     """``np_func`` run by NumPy on host copies of crossover inputs, results as
-    crossover arrays, with a ``FallbackWarning`` once (``set_fallback``)."""
+    crossover arrays, with a ``FallbackWarning`` once (``set_fallback``);
+    ``check(result, qualname)`` vets the result (the Array API's dtype rule)."""
 
     def f(*args: Any, **kwargs: Any) -> Any:
-        return _numpy.fallback(np_func, args, kwargs, name=qualname)
+        r = _numpy.fallback(np_func, args, kwargs, name=qualname)
+        return r if check is None else check(r, qualname)
 
     f.__doc__ = (
         f"``{qualname}`` run by NumPy on host arrays (not in the engine yet: a "

@@ -306,6 +306,8 @@ _IMPL[np.mean] = _reduction("mean")
 def _moment(method: str):
     def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
              mean=_NoValue, correction=_NoValue):
+        if correction is not _NoValue and ddof == 0:
+            ddof, correction = correction, _NoValue  # the Array API's name for ddof
         if out is not None or not _plain(where, mean, correction):
             return _unsupported(out=out, where=where, mean=mean, correction=correction)
         return getattr(_x(a), method)(axis=axis, dtype=dtype, ddof=ddof, keepdims=bool(keepdims))

@@ -29,9 +29,15 @@ def solve(a: Any, b: Any, assume_a: str = "gen") -> Any:
     return _C.solve(a, b, assume_a)
 
 
-def cholesky(a: Any) -> Any:
-    """Lower-triangular ``L`` with ``a = L @ L.T``."""
-    return _C.linalg_unary("cholesky", a)
+def cholesky(x: Any, /, *, upper: bool = False) -> Any:
+    """Lower-triangular ``L`` with ``x = L @ L.T``; ``upper=True`` gives the
+    upper factor ``U = L.T`` (a view; complex input runs in NumPy)."""
+    L = _C.linalg_unary("cholesky", x)
+    if not upper:
+        return L
+    if L.dtype.kind == "c":
+        return _numpy_runs("cholesky", (x,), {"upper": True}, "complex upper=True")
+    return L.swapaxes(-1, -2)
 
 
 def inv(a: Any) -> Any:
