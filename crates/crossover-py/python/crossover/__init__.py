@@ -168,6 +168,15 @@ def info() -> dict[str, Any]:
     return d
 
 
+def _complex_scalar(v: Any, other: Any) -> Any:
+    """A Python complex as a 0-d array, of the precision NEP 50 gives it
+    beside ``other`` (the engine's scalars are real)."""
+    if not isinstance(v, complex):
+        return v
+    single = getattr(other, "dtype", None) in (_np.float32, _np.complex64)
+    return asarray(_np.asarray(v, dtype=_np.complex64 if single else _np.complex128))
+
+
 def _elementwise(name: str, nin: int):
     if nin == 1:
 
@@ -177,6 +186,8 @@ def _elementwise(name: str, nin: int):
     else:
 
         def f(x1: Any, x2: Any, /) -> ndarray:  # type: ignore[misc]
+            if isinstance(x1, complex) or isinstance(x2, complex):
+                x1, x2 = _complex_scalar(x1, x2), _complex_scalar(x2, x1)
             return _C.ufunc(name, x1, x2)
 
     f.__name__ = f.__qualname__ = name

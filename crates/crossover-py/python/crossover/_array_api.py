@@ -116,11 +116,15 @@ def _check_dtype(dtype: Any, what: str) -> None:
 def _strict(value: Any, what: str) -> Any:
     """A fallback's NumPy array of a dtype crossover cannot hold becomes the
     error the standard's namespace owes, not a NumPy array."""
-    if isinstance(value, np.ndarray):
-        raise _dtype_error(value.dtype, what)
-    if type(value) in (tuple, list) or (isinstance(value, tuple) and hasattr(value, "_fields")):
-        for v in value:
-            _strict(v, what)
+    if isinstance(value, (np.ndarray, np.generic)):
+        # NumPy gives 0-d results as scalars: the standard wants arrays.
+        if value.dtype.name not in DTYPES:
+            raise _dtype_error(value.dtype, what)
+        return _C.asarray(np.asarray(value))
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_strict(v, what) for v in value))
+    if type(value) in (tuple, list):
+        return type(value)(_strict(v, what) for v in value)
     return value
 
 
@@ -290,6 +294,53 @@ def _freq(name: str):
     return f
 
 
+# ---- sorting and clip with the standard's keywords ------------------------------
+
+
+def _host_sort(a: Any, axis: int, kind: Any, order: Any, descending: bool, stable: Any,
+               indices: bool) -> Any:
+    f = np.argsort if indices else np.sort
+    if not descending:
+        return f(a, axis=axis, kind=kind, order=order, stable=stable)
+    # Sorting the reversed array and reversing back keeps equal elements in
+    # their original order (a stable descending sort).
+    r = np.flip(f(np.flip(a, axis), axis=axis, kind=kind, order=order, stable=stable), axis)
+    return a.shape[axis] - 1 - r if indices else r
+
+
+def _sorter(indices: bool):
+    name = "argsort" if indices else "sort"
+
+    def f(a: Any, /, axis: int = -1, kind: Any = None, order: Any = None, *,
+          descending: bool = False, stable: Any = None) -> Any:
+        r = _numpy.fallback(_host_sort, (a, axis, kind, order, descending, stable, indices), {},
+                            name=f"numpy.{name}")
+        return _strict(r, name)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"``numpy.{name}`` (run by NumPy on host data), with the standard's "
+                 "``descending=`` (stable when ``stable`` is true or None).")
+    f._crossover_route = "numpy"  # type: ignore[attr-defined]
+    f.__wrapped_numpy__ = getattr(np, name)  # type: ignore[attr-defined]
+    return f
+
+
+sort = _sorter(False)
+argsort = _sorter(True)
+
+
+def clip(x: Any, /, min: Any = None, max: Any = None, out: Any = None,  # noqa: A002
+         **kwargs: Any) -> Any:
+    """``minimum(maximum(x, min), max)`` in the engine (``None``: no bound);
+    NumPy's ``a_min=``/``a_max=`` keywords are taken too."""
+    lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    return _numpy.dispatch(np.clip, (x,), dict(kwargs, min=lo, max=hi, out=out))
+
+
+clip._crossover_route = "composed"  # type: ignore[attr-defined]
+clip.__wrapped_numpy__ = np.clip  # type: ignore[attr-defined]
+
+
 # ---- the namespace info object -------------------------------------------------
 
 
@@ -335,11 +386,11 @@ def __array_namespace_info__() -> Info:
 
 _TOP = ("result_type", "can_cast", "astype", "asarray", "arange", "zeros",
         "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "eye",
-        "linspace", "from_dlpack", "__array_namespace_info__")
+        "linspace", "from_dlpack", "__array_namespace_info__", "sort", "argsort", "clip")
 _ROUTES = {"empty": "host", "empty_like": "host", "eye": "host", "from_dlpack": "host",
            "asarray": "host", "arange": "host", "zeros": "host", "ones": "host", "full": "host",
-           "zeros_like": "host", "ones_like": "host", "full_like": "host", "linspace": "host",
-           "astype": "engine"}
+           "zeros_like": "engine", "ones_like": "engine", "full_like": "engine",
+           "linspace": "engine", "astype": "engine"}
 
 
 def install(module: types.ModuleType) -> None:
@@ -362,7 +413,13 @@ def install(module: types.ModuleType) -> None:
         target = getattr(module, group) if group in SUBMODULES else module
         for name in names:
             f = target.__dict__.get(name)
-            if getattr(f, "_crossover_route", None) == "numpy":
+            if target is module and name in _TOP:
+                continue
+            route = getattr(f, "_crossover_route", None)
+            if route == "numpy":
                 setattr(target, name, _namespace.through_numpy(
+                    f.__wrapped_numpy__, f"{target.__name__}.{name}", _strict))
+            elif route is not None and hasattr(f, "__wrapped_numpy__"):
+                setattr(target, name, _namespace.routed(
                     f.__wrapped_numpy__, f"{target.__name__}.{name}", _strict))
 

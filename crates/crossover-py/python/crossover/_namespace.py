@@ -85,11 +85,14 @@ def _mark(f: Callable[..., Any], route: str, np_func: Any, qualname: str) -> Cal
     return f
 
 
-def routed(np_func: Any, qualname: str) -> Callable[..., Any]:
-    """``np_func`` through the engine's binding in ``_numpy._IMPL``."""
+def routed(np_func: Any, qualname: str,
+           check: Callable[[Any, str], Any] | None = None) -> Callable[..., Any]:
+    """``np_func`` through the engine's binding in ``_numpy._IMPL``
+    (``check`` as in ``through_numpy``)."""
 
     def f(*args: Any, **kwargs: Any) -> Any:
-        return _numpy.dispatch(np_func, args, kwargs)
+        r = _numpy.dispatch(np_func, args, kwargs)
+        return r if check is None else check(r, qualname)
 
     route = "composed" if np_func in COMPOSED else "host" if np_func in HOST else "engine"
     how = COMPOSED.get(np_func) or HOST.get(np_func) or "the engine's op"
