@@ -382,7 +382,19 @@ pub fn ufunc_op(name: &str) -> Option<UfuncOp> {
         "not_equal" => UfuncOp::Binary(B::Ne),
         "logical_and" => UfuncOp::Binary(B::And),
         "logical_or" => UfuncOp::Binary(B::Or),
-        _ => return None,
+        "arctan2" => UfuncOp::Binary(B::Atan2),
+        "hypot" => UfuncOp::Binary(B::Hypot),
+        "conjugate" | "conj" => UfuncOp::Unary(U::Conj),
+        // Not ufuncs in NumPy (`np.real` is a function); crossover's
+        // `real`/`imag` reach the engine through `ufunc`.
+        "real" => UfuncOp::Unary(U::Real),
+        "imag" => UfuncOp::Unary(U::Imag),
+        // The float functions named as in NumPy.
+        _ => UfuncOp::Unary(
+            *UnaryOp::ALL
+                .iter()
+                .find(|u| u.is_transcendental() && u.name() == name)?,
+        ),
     })
 }
 
@@ -417,4 +429,20 @@ pub const UFUNCS: &[&str] = &[
     "not_equal",
     "logical_and",
     "logical_or",
+    "conjugate",
+    "log1p",
+    "expm1",
+    "log10",
+    "log2",
+    "exp2",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "arctan2",
+    "hypot",
 ];

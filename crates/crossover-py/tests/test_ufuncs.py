@@ -30,6 +30,14 @@ def _wide(rng, n, dt):
     return nonzero(rng, n, dt, 0.25, 50.0)
 
 
+def _unit(rng, n, dt):
+    return nonzero(rng, n, dt, 0.01, 0.95)
+
+
+def _above_one(rng, n, dt):
+    return nonzero(rng, n, dt, 1.01, 50.0, signed=False)
+
+
 UNARY = {
     "negative": ("exact", _any),
     "absolute": ("exact", _any),
@@ -43,6 +51,19 @@ UNARY = {
     "cos": ("transcendental", _wide),
     "tan": ("transcendental", _trig),
     "tanh": ("transcendental", _small),
+    "log1p": ("transcendental", _pos),
+    "expm1": ("transcendental", _small),
+    "log10": ("transcendental", _pos),
+    "log2": ("transcendental", _pos),
+    "exp2": ("transcendental", _small),
+    "arcsin": ("transcendental", _unit),
+    "arccos": ("transcendental", _unit),
+    "arctan": ("transcendental", _wide),
+    "sinh": ("transcendental", _small),
+    "cosh": ("transcendental", _small),
+    "arcsinh": ("transcendental", _wide),
+    "arccosh": ("transcendental", _above_one),
+    "arctanh": ("transcendental", _unit),
 }
 
 BINARY = {
@@ -52,6 +73,8 @@ BINARY = {
     "divide": "exact",
     "minimum": "exact",
     "maximum": "exact",
+    "arctan2": "transcendental",
+    "hypot": "transcendental",
 }
 
 COMPARE = ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]
@@ -208,3 +231,39 @@ def test_positive_and_ufunc_reduce(rng):
     check(np.add.reduce(x), np.add.reduce(a), "reduction", np.float64)
     check(np.maximum.reduce(x, axis=1), np.maximum.reduce(a, axis=1), "exact", np.float64)
     assert isinstance(np.add.reduce(x, axis=None), xo.ndarray)
+
+
+FLOAT_FUNCTIONS = ["log1p", "expm1", "log10", "log2", "exp2", "arcsin", "arccos", "arctan", "sinh",
+                   "cosh", "arcsinh", "arccosh", "arctanh"]
+
+
+@pytest.mark.parametrize("name", FLOAT_FUNCTIONS)
+def test_float_functions_fuse_and_run_in_the_engine(name, rng):
+    # Native, not a NumPy fallback: no FallbackWarning, one fused kernel.
+    kind, make = UNARY[name]
+    a = make(rng, 3000, np.float64)
+    xo.set_fallback("raise")
+    f = getattr(xo, name)
+    e = xo.explain(lambda x: f(x) * 2.0 + 1.0, a)
+    assert len(e) == 1 and name in str(e), str(e)
+
+
+@pytest.mark.parametrize("name", FLOAT_FUNCTIONS + ["conjugate", "real", "imag"])
+def test_complex_inputs_match_numpy(name, rng):
+    z = (rng.uniform(-0.9, 0.9, 2049) + 1j * rng.uniform(-0.9, 0.9, 2049)).astype(np.complex128)
+    z[:5] = [1e-9 + 1e-9j, -1e-9j, 0.5, 0.3j, -0.2 - 0.7j]  # small values test expm1/log1p
+    xo.set_fallback("raise")
+    got = getattr(xo, name)(xo.asarray(z))
+    want = getattr(np, name)(z)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-13, atol=1e-300)
+
+
+def test_float_only_binary_functions_refuse_complex_and_promote_ints(rng):
+    i = xo.asarray(np.arange(1, 50, dtype=np.int32))
+    y = xo.arctan2(i, 3)
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y.numpy(), np.arctan2(np.arange(1, 50, dtype=np.int32), 3),
+                               rtol=1e-15)
+    with pytest.raises(TypeError):
+        xo.hypot(xo.asarray(np.ones(3, np.complex64)), 1.0)

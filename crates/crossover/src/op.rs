@@ -32,10 +32,23 @@ pub enum UnaryOp {
     Real,
     /// Imaginary part (complex to real; zero for reals).
     Imag,
+    Log1p,
+    Expm1,
+    Log10,
+    Log2,
+    Exp2,
+    Arcsin,
+    Arccos,
+    Arctan,
+    Sinh,
+    Cosh,
+    Arcsinh,
+    Arccosh,
+    Arctanh,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 16] = [
+    pub const ALL: [UnaryOp; 29] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -52,6 +65,19 @@ impl UnaryOp {
         UnaryOp::Conj,
         UnaryOp::Real,
         UnaryOp::Imag,
+        UnaryOp::Log1p,
+        UnaryOp::Expm1,
+        UnaryOp::Log10,
+        UnaryOp::Log2,
+        UnaryOp::Exp2,
+        UnaryOp::Arcsin,
+        UnaryOp::Arccos,
+        UnaryOp::Arctan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Arcsinh,
+        UnaryOp::Arccosh,
+        UnaryOp::Arctanh,
     ];
 
     pub fn name(self) -> &'static str {
@@ -72,6 +98,19 @@ impl UnaryOp {
             UnaryOp::Conj => "conj",
             UnaryOp::Real => "real",
             UnaryOp::Imag => "imag",
+            UnaryOp::Log1p => "log1p",
+            UnaryOp::Expm1 => "expm1",
+            UnaryOp::Log10 => "log10",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Arcsin => "arcsin",
+            UnaryOp::Arccos => "arccos",
+            UnaryOp::Arctan => "arctan",
+            UnaryOp::Sinh => "sinh",
+            UnaryOp::Cosh => "cosh",
+            UnaryOp::Arcsinh => "arcsinh",
+            UnaryOp::Arccosh => "arccosh",
+            UnaryOp::Arctanh => "arctanh",
         }
     }
 
@@ -86,7 +125,50 @@ impl UnaryOp {
                 | UnaryOp::Cos
                 | UnaryOp::Tan
                 | UnaryOp::Tanh
+                | UnaryOp::Log1p
+                | UnaryOp::Expm1
+                | UnaryOp::Log10
+                | UnaryOp::Log2
+                | UnaryOp::Exp2
+                | UnaryOp::Arcsin
+                | UnaryOp::Arccos
+                | UnaryOp::Arctan
+                | UnaryOp::Sinh
+                | UnaryOp::Cosh
+                | UnaryOp::Arcsinh
+                | UnaryOp::Arccosh
+                | UnaryOp::Arctanh
         )
+    }
+
+    /// The C math function of a float function (OpenCL and CUDA share the
+    /// names; `None` for ops that are not a single math call).
+    pub fn c_math_name(self) -> Option<&'static str> {
+        Some(match self {
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Tan => "tan",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Log1p => "log1p",
+            UnaryOp::Expm1 => "expm1",
+            UnaryOp::Log10 => "log10",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Arcsin => "asin",
+            UnaryOp::Arccos => "acos",
+            UnaryOp::Arctan => "atan",
+            UnaryOp::Sinh => "sinh",
+            UnaryOp::Cosh => "cosh",
+            UnaryOp::Arcsinh => "asinh",
+            UnaryOp::Arccosh => "acosh",
+            UnaryOp::Arctanh => "atanh",
+            _ => return None,
+        })
     }
 
     /// Approximate flops per element (a transcendental counts as its
@@ -94,6 +176,7 @@ impl UnaryOp {
     pub fn flops(self) -> f64 {
         match self {
             UnaryOp::Exp | UnaryOp::Log | UnaryOp::Tanh => 20.0,
+            u if u.is_transcendental() && u.c_math_name().is_some() && u != UnaryOp::Sqrt => 25.0,
             UnaryOp::Sin | UnaryOp::Cos => 20.0,
             UnaryOp::Tan => 30.0,
             UnaryOp::Sqrt => 4.0,
@@ -120,10 +203,14 @@ pub enum BinaryOp {
     Ne,
     And,
     Or,
+    /// `arctan2(y, x)`: the angle of the point (x, y) (floats only).
+    Atan2,
+    /// `hypot(x, y)`: sqrt(x^2 + y^2) without overflow (floats only).
+    Hypot,
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 15] = [
+    pub const ALL: [BinaryOp; 17] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -139,6 +226,8 @@ impl BinaryOp {
         BinaryOp::Ne,
         BinaryOp::And,
         BinaryOp::Or,
+        BinaryOp::Atan2,
+        BinaryOp::Hypot,
     ];
 
     pub fn name(self) -> &'static str {
@@ -158,6 +247,8 @@ impl BinaryOp {
             BinaryOp::Ne => "ne",
             BinaryOp::And => "logical_and",
             BinaryOp::Or => "logical_or",
+            BinaryOp::Atan2 => "arctan2",
+            BinaryOp::Hypot => "hypot",
         }
     }
 
@@ -173,9 +264,17 @@ impl BinaryOp {
         matches!(self, BinaryOp::And | BinaryOp::Or)
     }
 
+    /// Functions defined on real floats only (integers are promoted to
+    /// float64 like `divide`; complex is refused, as NumPy does).
+    pub fn is_float_function(self) -> bool {
+        matches!(self, BinaryOp::Atan2 | BinaryOp::Hypot)
+    }
+
     pub fn flops(self) -> f64 {
         match self {
             BinaryOp::Pow => 40.0,
+            BinaryOp::Atan2 => 30.0,
+            BinaryOp::Hypot => 8.0,
             BinaryOp::Div => 4.0,
             _ => 1.0,
         }

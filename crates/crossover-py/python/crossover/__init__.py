@@ -81,6 +81,28 @@ from . import cuda  # noqa: E402
 from .linalg import matmul
 
 __all__ = [
+    "log1p",
+    "expm1",
+    "log10",
+    "log2",
+    "exp2",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "arctan2",
+    "hypot",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "atan2",
     "linalg",
     "matmul",
     "sparse",
@@ -227,6 +249,23 @@ not_equal = _elementwise("not_equal", 2)
 logical_and = _elementwise("logical_and", 2)
 logical_or = _elementwise("logical_or", 2)
 positive = _elementwise("positive", 1)
+log1p = _elementwise("log1p", 1)
+expm1 = _elementwise("expm1", 1)
+log10 = _elementwise("log10", 1)
+log2 = _elementwise("log2", 1)
+exp2 = _elementwise("exp2", 1)
+arcsin = _elementwise("arcsin", 1)
+arccos = _elementwise("arccos", 1)
+arctan = _elementwise("arctan", 1)
+sinh = _elementwise("sinh", 1)
+cosh = _elementwise("cosh", 1)
+arcsinh = _elementwise("arcsinh", 1)
+arccosh = _elementwise("arccosh", 1)
+arctanh = _elementwise("arctanh", 1)
+arctan2 = _elementwise("arctan2", 2)
+hypot = _elementwise("hypot", 2)
+# NumPy 2's (and the Array API's) names for the same ufuncs.
+asin, acos, atan, asinh, acosh, atanh, atan2 = arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2
 true_divide = divide
 pow = power  # noqa: A001 - NumPy's name
 del _elementwise

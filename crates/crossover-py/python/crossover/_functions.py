@@ -237,22 +237,22 @@ def logical_xor(x1: Any, x2: Any) -> Any:
     return (_x(x1) != 0) != (_x(x2) != 0)
 
 
-@_composed(np.real, "identity for real dtypes")
+@_composed(np.real, "the engine's real part (identity for real dtypes)")
 def real(val: Any) -> Any:
-    x = _x(val)
-    return x if x.dtype.kind != "c" else _FALLBACK
+    return _C.ufunc("real", _x(val))
 
 
-@_composed(np.imag, "zeros for real dtypes")
+@_composed(np.imag, "the engine's imaginary part (zeros for real dtypes)")
 def imag(val: Any) -> Any:
     x = _x(val)
-    return _C.full(tuple(x.shape), 0, dtype=x.dtype) if x.dtype.kind in "iuf" else _FALLBACK
+    if x.dtype.kind == "b":
+        return _FALLBACK
+    return _C.ufunc("imag", x)
 
 
-@_composed(np.conjugate, "identity for real dtypes", ufunc=True)
+@_composed(np.conjugate, "the engine's conjugate (identity for real dtypes)", ufunc=True)
 def conjugate(x: Any) -> Any:
-    x = _x(x)
-    return x if x.dtype.kind != "c" else _FALLBACK
+    return _C.ufunc("conjugate", _x(x))
 
 
 _IMPL[np.conj] = conjugate

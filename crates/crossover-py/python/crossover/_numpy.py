@@ -32,10 +32,11 @@ def set_fallback(mode: str) -> None:
     """What happens when a NumPy function the engine lacks is called on
     crossover arrays: ``"warn"`` (default: run it with NumPy on host arrays
     and warn once per function), ``"ignore"`` (run it silently) or
-    ``"raise"`` (raise ``FallbackError``). Setting the mode resets the
-    warned-once record.
+    ``"raise"`` (raise ``FallbackError``; ``"error"`` is the same).
+    Setting the mode resets the warned-once record.
     """
     global _mode
+    mode = "raise" if mode == "error" else mode
     if mode not in _MODES:
         raise ValueError(f"fallback mode must be one of {_MODES}, not {mode!r}")
     with _lock:
@@ -145,7 +146,8 @@ _UFUNC_REDUCE = {np.add: "sum", np.maximum: "max", np.minimum: "min"}
 _SAME_DTYPE_UFUNCS = {
     "add", "subtract", "multiply", "divide", "true_divide", "power", "minimum", "maximum",
     "negative", "positive", "absolute", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh",
-    "square", "floor", "ceil",
+    "square", "floor", "ceil", "log1p", "expm1", "log10", "log2", "exp2", "arcsin", "arccos",
+    "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2", "hypot",
 }
 _FLOAT_DTYPES = {np.dtype(np.float32), np.dtype(np.float64)}
 

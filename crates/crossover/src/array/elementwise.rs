@@ -158,7 +158,10 @@ impl Array {
         // The dtype the op computes in, the op actually run, the result dtype
         // (dtype errors come first, as in NumPy).
         let (compute, op, result) = match op {
-            BinaryOp::Div => {
+            o if o.is_float_function() && common.is_bool() => {
+                return Err(bool_needs(name, "float16"))
+            }
+            BinaryOp::Div | BinaryOp::Atan2 | BinaryOp::Hypot => {
                 let c = if common.is_float() || common.is_complex() {
                     common
                 } else {
@@ -330,7 +333,10 @@ macro_rules! unary_methods {
 unary_methods! {
     neg => Neg, abs => Abs, sqrt => Sqrt, exp => Exp, log => Log, sin => Sin,
     cos => Cos, tan => Tan, tanh => Tanh, square => Square, floor => Floor,
-    ceil => Ceil, logical_not => Not,
+    ceil => Ceil, logical_not => Not, log1p => Log1p, expm1 => Expm1,
+    log10 => Log10, log2 => Log2, exp2 => Exp2, arcsin => Arcsin, arccos => Arccos,
+    arctan => Arctan, sinh => Sinh, cosh => Cosh, arcsinh => Arcsinh,
+    arccosh => Arccosh, arctanh => Arctanh,
 }
 
 impl Array {

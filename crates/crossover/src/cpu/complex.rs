@@ -170,6 +170,44 @@ fn cast(x: &R, d: DType) -> R {
     }
 }
 
+/// Odd power series `z + c3 z^3 + c5 z^5 + ...` for tiny `|z|`, where
+/// num-complex's logarithm formulas for the inverse functions cancel (NumPy
+/// uses C99's accurate `casin`...). Below |z| = 0.01 the next term is
+/// 1e-24 relative.
+fn odd_series(z: Complex64, coefs: [f64; 5], exact: fn(Complex64) -> Complex64) -> Complex64 {
+    if z.norm() >= 0.01 {
+        return exact(z);
+    }
+    let z2 = z * z;
+    let mut acc = Complex64::new(0.0, 0.0);
+    for c in coefs.iter().rev() {
+        acc = (acc + *c) * z2;
+    }
+    z + z * acc
+}
+
+/// Series coefficients of z^3..z^11 (asin: +; asinh: alternating).
+const ASIN: [f64; 5] = [
+    1.0 / 6.0,
+    3.0 / 40.0,
+    15.0 / 336.0,
+    105.0 / 3456.0,
+    945.0 / 42240.0,
+];
+const ASINH: [f64; 5] = [-ASIN[0], ASIN[1], -ASIN[2], ASIN[3], -ASIN[4]];
+const ATANH: [f64; 5] = [1.0 / 3.0, 1.0 / 5.0, 1.0 / 7.0, 1.0 / 9.0, 1.0 / 11.0];
+const ATAN: [f64; 5] = [-ATANH[0], ATANH[1], -ATANH[2], ATANH[3], -ATANH[4]];
+
+/// NumPy's complex `expm1`: `expm1(x) cos y - 2 sin^2(y/2)` keeps the
+/// digits that `exp(z) - 1` loses near zero.
+fn expm1_c(z: Complex64) -> Complex64 {
+    let h = (z.im / 2.0).sin();
+    Complex64::new(
+        z.re.exp_m1() * z.im.cos() - 2.0 * h * h,
+        z.re.exp() * z.im.sin(),
+    )
+}
+
 fn unary(op: UnaryOp, x: &R, d: DType) -> R {
     match x {
         R::C(v) => {
@@ -194,6 +232,19 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
                 UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Not => {
                     unreachable!("{} of complex is rejected when recorded", op.name())
                 }
+                UnaryOp::Log1p => map(|z| (z + 1.0).ln()),
+                UnaryOp::Expm1 => map(expm1_c),
+                UnaryOp::Log10 => map(|z| z.log10()),
+                UnaryOp::Log2 => map(|z| z.log2()),
+                UnaryOp::Exp2 => map(|z| z.exp2()),
+                UnaryOp::Arcsin => map(|z| odd_series(z, ASIN, |z| z.asin())),
+                UnaryOp::Arccos => map(|z| z.acos()),
+                UnaryOp::Arctan => map(|z| odd_series(z, ATAN, |z| z.atan())),
+                UnaryOp::Sinh => map(|z| z.sinh()),
+                UnaryOp::Cosh => map(|z| z.cosh()),
+                UnaryOp::Arcsinh => map(|z| odd_series(z, ASINH, |z| z.asinh())),
+                UnaryOp::Arccosh => map(|z| z.acosh()),
+                UnaryOp::Arctanh => map(|z| odd_series(z, ATANH, |z| z.atanh())),
             }
         }
         R::F(v) => {
@@ -214,6 +265,19 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
                 UnaryOp::Conj | UnaryOp::Real => map(|x| x),
                 UnaryOp::Imag => map(|_| 0.0),
                 UnaryOp::Not => R::F(v.iter().map(|&x| (x == 0.0) as u8 as f64).collect()),
+                UnaryOp::Log1p => map(f64::ln_1p),
+                UnaryOp::Expm1 => map(f64::exp_m1),
+                UnaryOp::Log10 => map(f64::log10),
+                UnaryOp::Log2 => map(f64::log2),
+                UnaryOp::Exp2 => map(f64::exp2),
+                UnaryOp::Arcsin => map(f64::asin),
+                UnaryOp::Arccos => map(f64::acos),
+                UnaryOp::Arctan => map(f64::atan),
+                UnaryOp::Sinh => map(f64::sinh),
+                UnaryOp::Cosh => map(f64::cosh),
+                UnaryOp::Arcsinh => map(libm::asinh),
+                UnaryOp::Arccosh => map(libm::acosh),
+                UnaryOp::Arctanh => map(libm::atanh),
             }
         }
         R::I(v) => R::I(
@@ -329,6 +393,8 @@ fn binary(op: BinaryOp, x: &R, y: &R, d: DType) -> R {
                     }
                 },
                 BinaryOp::And => |p, q| (p != 0.0 && q != 0.0) as u8 as f64,
+                BinaryOp::Atan2 => f64::atan2,
+                BinaryOp::Hypot => f64::hypot,
                 _ => |p, q| (p != 0.0 || q != 0.0) as u8 as f64,
             };
             R::F(

@@ -661,6 +661,21 @@ impl UnaryFloat for f32 {
             UnaryOp::Sin => math::trig_slice(src, out_n, math::sin_f32, f64::sin),
             UnaryOp::Cos => math::trig_slice(src, out_n, math::cos_f32, f64::cos),
             UnaryOp::Tan => math::trig_slice(src, out_n, math::tan_f32, f64::tan),
+            // libm's float versions (correctly rounded or within an ulp;
+            // not vectorised).
+            UnaryOp::Log1p => map1(Arg::Slice(src), out_n, f32::ln_1p),
+            UnaryOp::Expm1 => map1(Arg::Slice(src), out_n, f32::exp_m1),
+            UnaryOp::Log10 => map1(Arg::Slice(src), out_n, f32::log10),
+            UnaryOp::Log2 => map1(Arg::Slice(src), out_n, f32::log2),
+            UnaryOp::Exp2 => map1(Arg::Slice(src), out_n, f32::exp2),
+            UnaryOp::Arcsin => map1(Arg::Slice(src), out_n, f32::asin),
+            UnaryOp::Arccos => map1(Arg::Slice(src), out_n, f32::acos),
+            UnaryOp::Arctan => map1(Arg::Slice(src), out_n, f32::atan),
+            UnaryOp::Sinh => map1(Arg::Slice(src), out_n, f32::sinh),
+            UnaryOp::Cosh => map1(Arg::Slice(src), out_n, f32::cosh),
+            UnaryOp::Arcsinh => map1(Arg::Slice(src), out_n, libm::asinhf),
+            UnaryOp::Arccosh => map1(Arg::Slice(src), out_n, libm::acoshf),
+            UnaryOp::Arctanh => map1(Arg::Slice(src), out_n, libm::atanhf),
             _ => unreachable!("not a float function: {}", op.name()),
         }
         if n == 1 && out.len() > 1 {
@@ -682,6 +697,19 @@ impl UnaryFloat for f64 {
             UnaryOp::Sin => map1(x, out, f64::sin),
             UnaryOp::Cos => map1(x, out, f64::cos),
             UnaryOp::Tan => map1(x, out, f64::tan),
+            UnaryOp::Log1p => map1(x, out, f64::ln_1p),
+            UnaryOp::Expm1 => map1(x, out, f64::exp_m1),
+            UnaryOp::Log10 => map1(x, out, f64::log10),
+            UnaryOp::Log2 => map1(x, out, f64::log2),
+            UnaryOp::Exp2 => map1(x, out, f64::exp2),
+            UnaryOp::Arcsin => map1(x, out, f64::asin),
+            UnaryOp::Arccos => map1(x, out, f64::acos),
+            UnaryOp::Arctan => map1(x, out, f64::atan),
+            UnaryOp::Sinh => map1(x, out, f64::sinh),
+            UnaryOp::Cosh => map1(x, out, f64::cosh),
+            UnaryOp::Arcsinh => map1(x, out, libm::asinh),
+            UnaryOp::Arccosh => map1(x, out, libm::acosh),
+            UnaryOp::Arctanh => map1(x, out, libm::atanh),
             _ => unreachable!("not a float function: {}", op.name()),
         }
     }
@@ -703,6 +731,10 @@ fn binary<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
         BinaryOp::Or => map2(x, y, out, |a, b| {
             T::from_f64((a != T::default() || b != T::default()) as u8 as f64)
         }),
+        // Float functions (the recorder casts integers to float64); float32
+        // is computed in float64 and rounded once.
+        BinaryOp::Atan2 => map2(x, y, out, |a, b| T::from_f64(a.to_f64().atan2(b.to_f64()))),
+        BinaryOp::Hypot => map2(x, y, out, |a, b| T::from_f64(a.to_f64().hypot(b.to_f64()))),
         _ => unreachable!("comparisons are handled by compare"),
     }
 }

@@ -39,8 +39,10 @@ pub struct Features {
 }
 
 /// Math functions rendered as `xo_<name>_f32` / `xo_<name>_f64`.
-const MATH: [&str; 11] = [
-    "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "fabs", "pow",
+const MATH: [&str; 26] = [
+    "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "fabs", "pow", "log1p",
+    "expm1", "log10", "log2", "exp2", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+    "atanh", "atan2", "hypot",
 ];
 
 const OPENCL: &str = r#"// OpenCL prelude

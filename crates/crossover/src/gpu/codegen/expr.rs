@@ -214,26 +214,10 @@ fn unary(op: UnaryOp, d: DType, a: &str) -> String {
         UnaryOp::Not => format!("({t})({a} == 0)"),
         UnaryOp::Conj | UnaryOp::Real => a.to_string(),
         UnaryOp::Imag => format!("({t})0"),
-        UnaryOp::Sqrt
-        | UnaryOp::Exp
-        | UnaryOp::Log
-        | UnaryOp::Sin
-        | UnaryOp::Cos
-        | UnaryOp::Tan
-        | UnaryOp::Tanh
-        | UnaryOp::Floor
-        | UnaryOp::Ceil => {
-            let f = match op {
-                UnaryOp::Sqrt => "sqrt",
-                UnaryOp::Exp => "exp",
-                UnaryOp::Log => "log",
-                UnaryOp::Sin => "sin",
-                UnaryOp::Cos => "cos",
-                UnaryOp::Tan => "tan",
-                UnaryOp::Tanh => "tanh",
-                UnaryOp::Floor => "floor",
-                _ => "ceil",
-            };
+        _ => {
+            let f = op
+                .c_math_name()
+                .expect("every other unary op is a math call");
             format!("xo_{f}_{}({a})", suffix(d))
         }
     }
@@ -289,6 +273,8 @@ fn binary(op: BinaryOp, od: DType, d: DType, a: &str, b: &str) -> String {
         BinaryOp::Div => format!("({a} / {b})"),
         // Like the CPU: float32 powers are computed in float64.
         BinaryOp::Pow => format!("({t})xo_pow_f64((f64){a}, (f64){b})"),
+        BinaryOp::Atan2 => format!("xo_atan2_{}({a}, {b})", suffix(d)),
+        BinaryOp::Hypot => format!("xo_hypot_{}({a}, {b})", suffix(d)),
         BinaryOp::Minimum => format!("(({a} < {b} || {a} != {a}) ? {a} : {b})"),
         _ => format!("(({a} > {b} || {a} != {a}) ? {a} : {b})"),
     }
