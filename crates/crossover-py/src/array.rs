@@ -665,6 +665,20 @@ impl PyArr {
         self.reduce(py, ReduceOp::Sum, axis, keepdims, dtype, out)
     }
 
+    /// Product of elements over the given axes (integers wrap in int64;
+    /// floats multiply in float64 and round once).
+    #[pyo3(signature = (axis = None, dtype = None, out = None, keepdims = false))]
+    fn prod(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        self.reduce(py, ReduceOp::Prod, axis, keepdims, dtype, out)
+    }
+
     /// Arithmetic mean over the given axes.
     #[pyo3(signature = (axis = None, dtype = None, out = None, keepdims = false))]
     fn mean(

@@ -210,3 +210,27 @@ def test_pickle_and_copy(rng):
     assert isinstance(y, xo.ndarray) and y.dtype == np.float32
     np.testing.assert_array_equal(y.numpy(), a * 2)
     assert copy.copy(x) is x and copy.deepcopy(x) is x
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.bool_])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_prod_runs_in_the_engine_like_numpy(dt, axis, rng):
+    # Values near 1 keep float products finite; nonzero ints overflow and
+    # wrap in int64 as NumPy's do; bools are mostly True.
+    if dt in (np.float32, np.float64):
+        a = rng.uniform(0.97, 1.03, (2049, 7)).astype(dt)
+    elif dt == np.bool_:
+        a = rng.random((2049, 7)) < 0.9995
+    else:
+        a = rng.choice(np.array([-3, -2, -1, 1, 2, 3], dtype=dt), (2049, 7))
+    xo.set_fallback("raise")
+    got = np.prod(xo.asarray(a), axis=axis)
+    want = np.prod(a.astype(np.float64) if a.dtype.kind == "f" else a, axis=axis)
+    assert got.dtype == np.prod(a, axis=axis).dtype
+    if a.dtype.kind == "f":
+        rtol = 1e-6 if dt == np.float32 else 1e-12
+        np.testing.assert_allclose(np.asarray(got.numpy(), np.float64), want, rtol=rtol)
+    else:
+        np.testing.assert_array_equal(got.numpy(), want)
+    assert xo.asarray(a).prod(axis=axis, keepdims=True).shape == np.prod(a, axis=axis,
+                                                                        keepdims=True).shape

@@ -298,6 +298,9 @@ pub enum ReduceOp {
     Max,
     ArgMin,
     ArgMax,
+    /// Product (integers wrap in int64, floats multiply in float64 and
+    /// round once).
+    Prod,
 }
 
 impl ReduceOp {
@@ -311,6 +314,7 @@ impl ReduceOp {
             ReduceOp::Max => "max",
             ReduceOp::ArgMin => "argmin",
             ReduceOp::ArgMax => "argmax",
+            ReduceOp::Prod => "prod",
         }
     }
 
@@ -326,7 +330,7 @@ impl ReduceOp {
     /// accumulate in f64 internally and round once at the end).
     pub fn result_dtype(self, input: DType) -> DType {
         match self {
-            ReduceOp::Sum => match input {
+            ReduceOp::Sum | ReduceOp::Prod => match input {
                 DType::Bool | DType::I32 | DType::I64 => DType::I64,
                 d => d,
             },

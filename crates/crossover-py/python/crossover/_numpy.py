@@ -303,6 +303,7 @@ def _reduction(method: str):
 
 _IMPL[np.sum] = _reduction("sum")
 _IMPL[np.mean] = _reduction("mean")
+_IMPL[np.prod] = _reduction("prod")
 
 
 def _moment(method: str):

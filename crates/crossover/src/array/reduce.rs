@@ -39,7 +39,7 @@ impl Array {
         }
         // Integers sum in int64; means and moments of integers in float64.
         let input = match op {
-            ReduceOp::Sum if !d.is_float() => self.cast(DType::I64)?,
+            ReduceOp::Sum | ReduceOp::Prod if !d.is_float() => self.cast(DType::I64)?,
             ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. } if !d.is_float() => {
                 self.cast(DType::F64)?
             }
@@ -85,6 +85,12 @@ impl Array {
     /// Sum of elements (`None`: all axes). Floats accumulate in f64.
     pub fn sum(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Array> {
         self.reduce(ReduceOp::Sum, axes, keepdims)
+    }
+
+    /// Product of elements (`None`: all axes; 1 for none). Integers wrap
+    /// in int64; floats multiply in f64 and round once.
+    pub fn prod(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        self.reduce(ReduceOp::Prod, axes, keepdims)
     }
 
     /// Arithmetic mean.

@@ -80,6 +80,7 @@ const FUNCS: &[(&str, Func, usize)] = &[
     ("where", Func::Where, 3),
     ("sum", Func::Reduce(ReduceOp::Sum), 1),
     ("mean", Func::Reduce(ReduceOp::Mean), 1),
+    ("prod", Func::Reduce(ReduceOp::Prod), 1),
     ("min", Func::Reduce(ReduceOp::Min), 1),
     ("max", Func::Reduce(ReduceOp::Max), 1),
     ("std", Func::Reduce(ReduceOp::Std { ddof: 0 }), 1),

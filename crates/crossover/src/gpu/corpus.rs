@@ -23,8 +23,9 @@ use std::collections::BTreeMap;
 /// The real dtypes GPU kernels compute in.
 const DTYPES: [DType; 5] = [DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64];
 
-const REDUCTIONS: [ReduceOp; 8] = [
+const REDUCTIONS: [ReduceOp; 9] = [
     ReduceOp::Sum,
+    ReduceOp::Prod,
     ReduceOp::Mean,
     ReduceOp::Var { ddof: 0 },
     ReduceOp::Std { ddof: 1 },

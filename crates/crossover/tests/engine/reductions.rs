@@ -87,6 +87,7 @@ fn reduce_groups(op: ReduceOp, groups: &[Vec<f64>]) -> Vec<f64> {
                 }),
                 ReduceOp::ArgMin => first(|a, b| a < b),
                 ReduceOp::ArgMax => first(|a, b| a > b),
+                ReduceOp::Prod => g.iter().product(),
             }
         })
         .collect()
@@ -185,6 +186,78 @@ fn every_reduction_over_every_axis_set() {
                 }
             }
         }
+    });
+}
+
+/// Products over all axes, the last axis (inner mode) and the leading axis
+/// (outer mode), on sizes crossing chunk and task edges; values near 1 keep
+/// the products finite. Integers wrap in int64 like NumPy's.
+#[test]
+fn products_match_f64_and_integers_wrap() {
+    on_every_engine(|_e| {
+        for dtype in [DType::F32, DType::F64] {
+            for (k, shape) in [&[2049][..], &[3, 4097], &[131_073], &[700, 5]]
+                .into_iter()
+                .enumerate()
+            {
+                let (x, xs) = array(shape, dtype, 40 + k as u64, 0.97, 1.03);
+                for axes in [vec![], vec![shape.len() - 1], vec![0]] {
+                    let ax: Vec<isize> = axes.iter().map(|&a| a as isize).collect();
+                    let all: Vec<usize> = (0..shape.len()).collect();
+                    let (got, want) = if axes.is_empty() {
+                        (
+                            x.prod(None, false),
+                            reference(ReduceOp::Prod, &xs, shape, &all),
+                        )
+                    } else {
+                        (
+                            x.prod(Some(&ax), false),
+                            reference(ReduceOp::Prod, &xs, shape, &axes),
+                        )
+                    };
+                    let got = got.unwrap();
+                    assert_eq!(got.dtype(), dtype);
+                    // Products in f64 (one rounding per factor), rounded once.
+                    let tol = rtol(dtype, 2.0) + 1e-11;
+                    let what = format!("prod {dtype} {shape:?} axes {axes:?}");
+                    assert_close(&got.to_vec_f64().unwrap(), &want, tol, 0.0, &what);
+                }
+            }
+        }
+        // int32 products wrap in int64; bool products are all().
+        let (x, xs) = array(&[5, 300], DType::I32, 9, -4.0, 5.0);
+        let p = x.prod(Some(&[1]), false).unwrap();
+        assert_eq!(p.dtype(), DType::I64);
+        let want: Vec<i64> = xs
+            .chunks(300)
+            .map(|r| r.iter().fold(1i64, |a, &v| a.wrapping_mul(v as i64)))
+            .collect();
+        assert_eq!(p.to_vec::<i64>().unwrap(), want);
+        let (b, bs) = array(&[4, 9], DType::Bool, 10, 0.0, 1.0);
+        let want: Vec<i64> = bs
+            .chunks(9)
+            .map(|r| r.iter().all(|&v| v != 0.0) as i64)
+            .collect();
+        assert_eq!(
+            b.prod(Some(&[1]), false).unwrap().to_vec::<i64>().unwrap(),
+            want
+        );
+        // The empty product is 1, and a product fuses with its chain.
+        let (e, _) = array(&[0, 3], DType::F64, 11, 0.0, 1.0);
+        assert_eq!(
+            e.prod(Some(&[0]), false).unwrap().to_vec_f64().unwrap(),
+            vec![1.0; 3]
+        );
+        let (y, ys) = array(&[1000], DType::F64, 12, 0.5, 1.5);
+        let fused = y.mul(2.0).unwrap().prod(None, false).unwrap();
+        assert_eq!(
+            crossover::lower(std::slice::from_ref(&fused))
+                .unwrap()
+                .len(),
+            1
+        );
+        let want: f64 = ys.iter().map(|v| v * 2.0).product();
+        assert_close(&[fused.item().unwrap()], &[want], 1e-12, 0.0, "fused prod");
     });
 }
 

@@ -21,6 +21,8 @@ use std::fmt::Write;
 struct Needs {
     sum: bool,
     isum: bool,
+    prod: bool,
+    iprod: bool,
     moments: bool,
     min: bool,
     max: bool,
@@ -33,6 +35,8 @@ impl Needs {
             match op {
                 ReduceOp::Sum if !value.is_float() => n.isum = true,
                 ReduceOp::Sum | ReduceOp::Mean => n.sum = true,
+                ReduceOp::Prod if !value.is_float() => n.iprod = true,
+                ReduceOp::Prod => n.prod = true,
                 ReduceOp::Var { .. } | ReduceOp::Std { .. } => {
                     n.sum = true;
                     n.moments = true;
@@ -48,7 +52,7 @@ impl Needs {
 /// Upper bound of the state struct's size in bytes (the host sizes the
 /// partials buffer with it).
 pub fn state_bytes_bound() -> usize {
-    9 * 8
+    11 * 8
 }
 
 fn state_type(id: &str, t: &str, n: Needs, s: &mut String) {
@@ -59,6 +63,12 @@ fn state_type(id: &str, t: &str, n: Needs, s: &mut String) {
     }
     if n.isum {
         s.push_str("  i64 isum;\n");
+    }
+    if n.prod {
+        s.push_str("  f64 prod;\n");
+    }
+    if n.iprod {
+        s.push_str("  i64 iprod;\n");
     }
     if n.moments {
         s.push_str("  f64 mean; f64 m2;\n");
@@ -92,6 +102,13 @@ fn state_type(id: &str, t: &str, n: Needs, s: &mut String) {
     };
     s.push_str("  const i64 at = 0;\n");
     zero(s, "0");
+    // The empty product is 1.
+    if n.prod {
+        s.push_str("  r.prod = 1.0;\n");
+    }
+    if n.iprod {
+        s.push_str("  r.iprod = 1;\n");
+    }
     s.push_str("  return r;\n}\n");
     let _ = writeln!(
         s,
@@ -102,6 +119,12 @@ fn state_type(id: &str, t: &str, n: Needs, s: &mut String) {
     }
     if n.isum {
         s.push_str("  r.isum = (i64)x;\n");
+    }
+    if n.prod {
+        s.push_str("  r.prod = (f64)x;\n");
+    }
+    if n.iprod {
+        s.push_str("  r.iprod = (i64)x;\n");
     }
     if n.moments {
         s.push_str("  r.mean = (f64)x; r.m2 = 0.0;\n");
@@ -125,6 +148,12 @@ fn state_type(id: &str, t: &str, n: Needs, s: &mut String) {
     }
     if n.isum {
         s.push_str("  r.isum = (i64)((u64)a.isum + (u64)b.isum);\n");
+    }
+    if n.prod {
+        s.push_str("  r.prod = a.prod * b.prod;\n");
+    }
+    if n.iprod {
+        s.push_str("  r.iprod = (i64)((u64)a.iprod * (u64)b.iprod);\n");
     }
     if n.moments {
         s.push_str(
@@ -153,6 +182,8 @@ fn finalize(ops: &[ReduceOp], outputs: &[DType], st: &str, k: &str, ind: &str) -
         let e = match op {
             ReduceOp::Sum if *d == DType::I64 => format!("{st}.isum"),
             ReduceOp::Sum => format!("({t}){st}.sum"),
+            ReduceOp::Prod if *d == DType::I64 => format!("{st}.iprod"),
+            ReduceOp::Prod => format!("({t}){st}.prod"),
             ReduceOp::Mean => format!("({t})({st}.sum / (f64){st}.n)"),
             ReduceOp::Var { ddof } => format!("({t}){}", var(*ddof)),
             ReduceOp::Std { ddof } => format!("({t})xo_sqrt_f64({})", var(*ddof)),
