@@ -107,11 +107,11 @@ def test_module_reductions_match_numpy(rng, dtype):
         np.testing.assert_allclose(xo.sum(a.tolist()).numpy(), ref.sum(), rtol=rtol)
 
 
-def test_prod_falls_back_with_numpy_values(rng):
+def test_cumsum_falls_back_with_numpy_values(rng):
     a = nonzero(rng, (4, 6), np.float64)
-    with pytest.warns(xo.FallbackWarning, match="prod"):
-        got = xo.prod(xo.asarray(a), axis=1)
-    np.testing.assert_array_equal(got.numpy(), np.prod(a, axis=1))
+    with pytest.warns(xo.FallbackWarning, match="cumsum"):
+        got = xo.cumsum(xo.asarray(a), axis=1)
+    np.testing.assert_array_equal(got.numpy(), np.cumsum(a, axis=1))
 
 
 # ---- compositions give NumPy's values, natively -------------------------------
