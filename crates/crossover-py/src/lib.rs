@@ -66,6 +66,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         functions::_test_panic,
         functions::info,
         library::matmul,
+        library::scan,
         library::solve,
         library::linalg_unary,
         library::linalg_multi,

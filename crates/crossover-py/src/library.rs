@@ -38,6 +38,12 @@ pub enum LibCall {
         axis: isize,
         norm: Norm,
     },
+    /// `cumsum` (`prod: false`) or `cumprod` along `axis` (`None`: the
+    /// flattened array).
+    Scan {
+        prod: bool,
+        axis: Option<isize>,
+    },
     /// `fft2`, `ifft2`, `rfft2`, `irfft2` over the last two axes.
     Fft2 {
         kind: Transform,
@@ -66,6 +72,8 @@ pub fn apply(call: &LibCall, a: &[Array]) -> crossover::Result<Array> {
         LibCall::Inv => linalg::inv(&a[0]),
         LibCall::Det => linalg::det(&a[0]),
         LibCall::SvdVals => linalg::svdvals(&a[0]),
+        LibCall::Scan { prod: false, axis } => a[0].cumsum(*axis),
+        LibCall::Scan { prod: true, axis } => a[0].cumprod(*axis),
         LibCall::Fft1 {
             kind,
             n,
@@ -108,6 +116,19 @@ fn parse_norm(norm: Option<&str>) -> PyResult<Norm> {
             ))
         }),
     }
+}
+
+/// Cumulative sum (``prod=False``) or product along ``axis`` (``None``:
+/// over the flattened array), as NumPy's ``cumsum``/``cumprod``.
+#[pyfunction]
+#[pyo3(signature = (a, axis = None, prod = false))]
+pub fn scan(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    prod: bool,
+) -> PyResult<Py<PyAny>> {
+    call(py, LibCall::Scan { prod, axis }, &[a])
 }
 
 /// Matrix product with NumPy's ``@`` semantics (1-D operands, broadcast

@@ -234,3 +234,32 @@ def test_prod_runs_in_the_engine_like_numpy(dt, axis, rng):
         np.testing.assert_array_equal(got.numpy(), want)
     assert xo.asarray(a).prod(axis=axis, keepdims=True).shape == np.prod(a, axis=axis,
                                                                         keepdims=True).shape
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.bool_])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("fn", ["cumsum", "cumprod"])
+def test_scans_run_in_the_engine_like_numpy(fn, dt, axis, rng):
+    shape = (2049, 3, 5)
+    if dt in (np.float32, np.float64):
+        a = rng.uniform(0.98, 1.02, shape).astype(dt)
+    elif dt == np.bool_:
+        a = rng.random(shape) < 0.9
+    else:
+        a = rng.choice(np.array([-3, -2, -1, 1, 2, 3], dtype=dt), shape)
+    xo.set_fallback("raise")
+    f = getattr(np, fn)
+    got = f(xo.asarray(a), axis=axis)
+    assert got.dtype == f(a, axis=axis).dtype and got.shape == f(a, axis=axis).shape
+    if a.dtype.kind == "f":
+        want = f(a.astype(np.float64), axis=axis)
+        rtol = 2e-6 if dt == np.float32 else 1e-12
+        np.testing.assert_allclose(np.asarray(got.numpy(), np.float64), want, rtol=rtol, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(got.numpy(), f(a, axis=axis))  # int64 wraps as NumPy's
+    # A scan of a fused chain and a view, and the method form.
+    x = xo.asarray(a)
+    chained = getattr(np.abs(x)[::2], fn)(axis=0).numpy()
+    want = f(np.abs(a)[::2], axis=0)
+    assert chained.dtype == want.dtype
+    np.testing.assert_allclose(chained.astype(np.float64), want.astype(np.float64), rtol=2e-5)

@@ -412,6 +412,8 @@ pub enum Library {
     Fft(crate::fft::FftOp),
     /// A CSR matrix times a dense vector or matrix.
     SparseDense(crate::sparse::SpMM),
+    /// Cumulative sums and products along an axis.
+    Scan(crate::array::scan::Scan),
 }
 
 /// Runs `$body` with `$x` bound to the description inside `$lib`.
@@ -422,6 +424,7 @@ macro_rules! each_library {
             Library::Dense($x) => $body,
             Library::Fft($x) => $body,
             Library::SparseDense($x) => $body,
+            Library::Scan($x) => $body,
         }
     };
 }

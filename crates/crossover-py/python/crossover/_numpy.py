@@ -306,6 +306,41 @@ _IMPL[np.mean] = _reduction("mean")
 _IMPL[np.prod] = _reduction("prod")
 
 
+def _scan(prod: bool):
+    def impl(a, axis=None, dtype=None, out=None):
+        x = _x(a)
+        if out is not None or x.dtype.kind == "c":
+            return _unsupported(out=out, complex=x.dtype.kind == "c")
+        if dtype is not None:
+            x = x.astype(dtype)
+        return _C.scan(x, axis=None if axis is None else int(axis), prod=prod)
+
+    return impl
+
+
+_IMPL[np.cumsum] = _scan(False)
+_IMPL[np.cumprod] = _scan(True)
+
+
+def _cumulative(prod: bool):
+    scan = _scan(prod)
+
+    def impl(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+        a = _x(x)
+        if include_initial:
+            return _unsupported(include_initial=include_initial)
+        if axis is None and a.ndim > 1:
+            return _FALLBACK  # NumPy's error for multi-dimensional input
+        return scan(a, axis=axis, dtype=dtype, out=out)
+
+    return impl
+
+
+if hasattr(np, "cumulative_sum"):  # NumPy 2.1+
+    _IMPL[np.cumulative_sum] = _cumulative(False)
+    _IMPL[np.cumulative_prod] = _cumulative(True)
+
+
 def _moment(method: str):
     def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NoValue,
              mean=_NoValue, correction=_NoValue):

@@ -9,6 +9,7 @@
 mod elementwise;
 mod library;
 mod reduce;
+pub mod scan;
 mod view;
 
 pub use elementwise::Operand;

@@ -345,6 +345,7 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
                     Library::Dense(_) => "dense linear algebra",
                     Library::Fft(_) => "FFT",
                     Library::SparseDense(_) => "sparse products",
+                    Library::Scan(_) => "cumulative sums and products",
                 };
                 Err(format!(
                     "{} ({what}) has no {} implementation (GPU library ops use NVIDIA's libraries through CUDA)",

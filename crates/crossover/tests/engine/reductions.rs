@@ -402,3 +402,95 @@ fn reductions_of_views_and_fused_chains() {
         );
     });
 }
+
+/// cumsum/cumprod along each axis and over the flattened array, of views
+/// and fused chains, against sequential float64 references; integers wrap
+/// in int64; bad axes and complex input are typed errors.
+#[test]
+fn scans_match_sequential_references() {
+    on_every_engine(|_e| {
+        let shape = [37, 5, 130];
+        for dtype in [DType::F32, DType::F64] {
+            let (x, xs) = array(&shape, dtype, 60, 0.98, 1.02);
+            for prod in [false, true] {
+                let step = |a: f64, v: f64| if prod { a * v } else { a + v };
+                let start = if prod { 1.0 } else { 0.0 };
+                // Flattened.
+                let got = if prod {
+                    x.cumprod(None)
+                } else {
+                    x.cumsum(None)
+                }
+                .unwrap();
+                assert_eq!((got.shape(), got.dtype()), (&[xs.len()][..], dtype));
+                let mut acc = start;
+                let want: Vec<f64> = xs
+                    .iter()
+                    .map(|&v| {
+                        acc = step(acc, v);
+                        acc
+                    })
+                    .collect();
+                let tol = rtol(dtype, 2.0) + 1e-12;
+                assert_close(&got.to_vec_f64().unwrap(), &want, tol, 0.0, "flat scan");
+                // Along each axis (negative spelling for the last).
+                for (axis, spelled) in [(0usize, 0isize), (1, 1), (2, -1)] {
+                    let got = if prod {
+                        x.cumprod(Some(spelled))
+                    } else {
+                        x.cumsum(Some(spelled))
+                    }
+                    .unwrap();
+                    let inner: usize = shape[axis + 1..].iter().product();
+                    let n = shape[axis];
+                    // Row-major order: the element one step back along the
+                    // axis (i - inner) is already final.
+                    let mut want = xs.clone();
+                    for i in 0..xs.len() {
+                        let k = (i / inner) % n;
+                        want[i] = if k == 0 {
+                            step(start, xs[i])
+                        } else {
+                            step(want[i - inner], xs[i])
+                        };
+                    }
+                    let what = format!("scan {dtype} prod={prod} axis={spelled}");
+                    assert_close(&got.to_vec_f64().unwrap(), &want, tol, 0.0, &what);
+                }
+            }
+            // Of a fused chain read through a transposed view.
+            let t = x.mul(2.0).unwrap().transpose().unwrap();
+            let got = t.cumsum(Some(0)).unwrap();
+            assert_eq!(got.shape(), &[130, 5, 37]);
+            let first: Vec<f64> = got.to_vec_f64().unwrap()[..5 * 37].to_vec();
+            let want: Vec<f64> = (0..5 * 37)
+                .map(|j| {
+                    let (b, c) = (j / 37, j % 37);
+                    2.0 * xs[c * 5 * 130 + b * 130]
+                })
+                .collect();
+            assert_close(&first, &want, rtol(dtype, 1.0), 0.0, "scan of a view");
+        }
+        let (i, is) = array(&[4, 100], DType::I32, 61, -4.0, 5.0);
+        let got = i.cumprod(Some(1)).unwrap();
+        assert_eq!(got.dtype(), DType::I64);
+        let mut want = Vec::new();
+        for row in is.chunks(100) {
+            let mut acc = 1i64;
+            for &v in row {
+                acc = acc.wrapping_mul(v as i64);
+                want.push(acc);
+            }
+        }
+        assert_eq!(got.to_vec::<i64>().unwrap(), want);
+        assert!(matches!(
+            i.cumsum(Some(2)),
+            Err(crossover::Error::Axis { .. })
+        ));
+        let z = Array::from_vec(vec![num_complex::Complex64::new(1.0, 1.0); 3], &[3]).unwrap();
+        assert!(matches!(
+            z.cumsum(None),
+            Err(crossover::Error::DType { .. })
+        ));
+    });
+}
