@@ -76,6 +76,26 @@ def test_arrays_that_cannot_fit_in_memory_are_memory_errors():
     assert v.shape == np.broadcast_to(np.ones(1), (10**13,)).shape
 
 
+@pytest.mark.parametrize("what", ["matmul", "fft2", "solve", "cumsum", "legacy rand"])
+def test_library_ops_on_huge_shapes_are_memory_errors(what):
+    # Lazy inputs record fine; the op is refused with MemoryError before it
+    # allocates (never an abort), as NumPy refuses the inputs themselves.
+    big = xo.random.default_rng(0).random((10**6, 10**6))
+    start = time.perf_counter()
+    with pytest.raises(MemoryError):
+        if what == "matmul":
+            (big @ big).numpy()
+        elif what == "fft2":
+            xo.fft.fft2(big).numpy()
+        elif what == "solve":
+            xo.linalg.solve(big, big[:, 0]).numpy()
+        elif what == "cumsum":
+            xo.cumsum(big, axis=0).numpy()
+        else:
+            xo.random.rand(10**6, 10**6).numpy()
+    assert time.perf_counter() - start < 10
+
+
 def test_sparse_random_too_big_is_a_memory_error_not_an_abort():
     # Was an abort (an allocation of 1.25e17 bytes) that killed the process.
     with pytest.raises(MemoryError):

@@ -363,6 +363,18 @@ mod tests {
     }
 
     #[test]
+    fn sizes_that_cannot_fit_are_errors_not_aborts() {
+        // Was SIGABRT: 1e16 samples asked for a 12 PB allocation.
+        for (w, n) in [("monte_carlo_pi", 100_000_000), ("fft2", 10_000_000)] {
+            let e = run(&args(&[w], &[n], true)).unwrap_err();
+            assert!(
+                e.contains(w) && e.contains("unable to allocate") && e.contains("memory"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
     fn default_sizes_stop_where_each_workload_says() {
         let all = workloads::all();
         let find = |n: &str| all.iter().find(|w| w.name() == n).unwrap().as_ref();
