@@ -665,8 +665,7 @@ impl PyArr {
         self.reduce(py, ReduceOp::Sum, axis, keepdims, dtype, out)
     }
 
-    /// Product of elements over the given axes (integers wrap in int64;
-    /// floats multiply in float64 and round once).
+    /// Product over the given axes (ints wrap in int64; floats in float64).
     #[pyo3(signature = (axis = None, dtype = None, out = None, keepdims = false))]
     fn prod(
         &self,
