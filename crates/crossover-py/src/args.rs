@@ -31,7 +31,7 @@ fn np_generic(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 /// `NotImplemented` or falls back to NumPy).
 pub fn operand(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Option<Operand>> {
     if let Ok(a) = obj.cast::<PyArr>() {
-        return Ok(Some(Operand::Array(a.get().inner.clone())));
+        return Ok(Some(Operand::Array(a.get().inner())));
     }
     // Python scalars are weak (NEP 50); NumPy scalars (np.float64 is a
     // float subclass) are strong, handled below.

@@ -6,14 +6,15 @@
 //! `bool()`, printing values) computes what is pending, with the GIL released.
 
 use crate::args;
-use crate::convert::{self, Intake};
+use crate::convert;
 use crate::tape::{self, op, Call};
-use crossover::{Array, BinaryOp, Operand, ReduceOp, UnaryOp};
+use crossover::{Array, BinaryOp, ReduceOp, UnaryOp};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyModule, PyString, PyTuple};
+use std::sync::{Mutex, RwLock};
 
 /// A crossover array: an n-dimensional array of one dtype whose value may
 /// not be computed yet.
@@ -24,12 +25,44 @@ use pyo3::types::{PyDict, PyList, PyModule, PyString, PyTuple};
 /// Arrays are immutable values: there is no in-place assignment.
 #[pyclass(name = "ndarray", module = "crossover", frozen, weakref)]
 pub struct PyArr {
-    pub inner: Array,
+    /// The current value; item assignment (`x[k] = v`) rebinds it.
+    cell: RwLock<Array>,
+    /// The private NumPy array that holds the value after an assignment,
+    /// written in place by the next one while nothing else can see it
+    /// (see `setitem`).
+    pub(crate) backing: Mutex<Option<Py<PyAny>>>,
+}
+
+impl PyArr {
+    pub fn new(a: Array) -> PyArr {
+        PyArr {
+            cell: RwLock::new(a),
+            backing: Mutex::new(None),
+        }
+    }
+
+    /// The current value (a cheap handle).
+    pub fn inner(&self) -> Array {
+        self.cell.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Whether nothing but this object can see the value: no other handle,
+    /// view or NumPy array shares it and no device holds a copy.
+    pub(crate) fn value_is_private(&self) -> bool {
+        let a = self.cell.read().unwrap_or_else(|p| p.into_inner());
+        a.is_sole_handle() && a.residency() == Some(crossover::residency::Locations::HOST)
+    }
+
+    /// Rebinds the value (item assignment).
+    pub(crate) fn rebind(&self, a: Array, backing: Option<Py<PyAny>>) {
+        *self.cell.write().unwrap_or_else(|p| p.into_inner()) = a;
+        *self.backing.lock().unwrap_or_else(|p| p.into_inner()) = backing;
+    }
 }
 
 /// Wraps an engine array as a Python object.
 pub fn wrap(py: Python<'_>, a: Array) -> PyResult<Py<PyAny>> {
-    Ok(Py::new(py, PyArr { inner: a })?.into_any())
+    Ok(Py::new(py, PyArr::new(a))?.into_any())
 }
 
 static HOOKS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
@@ -45,204 +78,49 @@ pub fn hook<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         .getattr(name)
 }
 
+use crate::array_ops::Arith;
 pub use crate::compute::{compute, value_of};
 pub use crate::ufunc::ufunc_call;
 
 /// crossover's `__array_priority__` (above NumPy's 0.0).
 pub const ARRAY_PRIORITY: f64 = 10.0;
 
-/// How a binary operator computes.
-#[derive(Clone, Copy)]
-enum Arith {
-    /// The engine's op.
-    Engine(BinaryOp),
-    /// NumPy's function of this name (the engine has no such op).
-    NumPy(&'static str),
-    /// `&`, `|`: the engine's logical op for two booleans, else NumPy's
-    /// bitwise function (the engine has no bitwise integer ops).
-    Logical(BinaryOp, &'static str),
-}
-
-impl PyArr {
-    fn unary(&self, py: Python<'_>, u: UnaryOp) -> PyResult<Py<PyAny>> {
-        wrap(py, op(py, Call::Unary(u), &[self.operand()])?)
-    }
-
-    fn operand(&self) -> Operand {
-        Operand::Array(self.inner.clone())
-    }
-
-    fn binary(
-        &self,
-        other: &Bound<'_, PyAny>,
-        b: BinaryOp,
-        reflected: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        if args::defers(other)? {
-            return Ok(py.NotImplemented());
-        }
-        let Some(o) = args::operand(other, Intake::Copy)? else {
-            return Ok(py.NotImplemented());
-        };
-        let ops = if reflected {
-            [o, self.operand()]
-        } else {
-            [self.operand(), o]
-        };
-        let (x, y) = if reflected {
-            (Some(other), None)
-        } else {
-            (None, Some(other))
-        };
-        if let Some(r) = args::huge_int_binary(py, b, x, y, &ops)? {
-            return wrap(py, r);
-        }
-        match op(py, Call::Binary(b), &ops) {
-            Ok(r) => wrap(py, r),
-            // bool ** bool is int8 in NumPy, a dtype the engine lacks:
-            // NumPy's turn, through its ufunc (which falls back, warning).
-            Err(e)
-                if b == BinaryOp::Pow
-                    && e.is_instance(py, crate::errors::classes(py)?.dtype.bind(py)) =>
-            {
-                let name = "power";
-                let me = Py::new(
-                    py,
-                    PyArr {
-                        inner: self.inner.clone(),
-                    },
-                )?;
-                let f = py.import("numpy")?.getattr(name)?;
-                let r = if reflected {
-                    f.call1((other, me))?
-                } else {
-                    f.call1((me, other))?
-                };
-                Ok(r.unbind())
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    /// A binary operator (`__op__`, or with `reflected` `__rop__`: the array
-    /// on the right).
-    fn arith(
-        slf: &Bound<'_, Self>,
-        other: &Bound<'_, PyAny>,
-        how: Arith,
-        reflected: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let numpy_name = match how {
-            Arith::Engine(b) => return slf.get().binary(other, b, reflected),
-            Arith::NumPy(name) => name,
-            Arith::Logical(b, name) => {
-                let other_bool = match args::operand(other, Intake::Copy)? {
-                    Some(Operand::Array(a)) => a.dtype().is_bool(),
-                    Some(Operand::Scalar(crossover::Scalar::Bool(_))) => true,
-                    _ => false,
-                };
-                if slf.get().inner.dtype().is_bool() && other_bool {
-                    return slf.get().binary(other, b, reflected);
-                }
-                name
-            }
-        };
-        let f = slf.py().import("numpy")?.getattr(numpy_name)?;
-        let r = if reflected {
-            f.call1((other, slf))?
-        } else {
-            f.call1((slf, other))?
-        };
-        Ok(r.unbind())
-    }
-
-    fn reduce(
-        &self,
-        py: Python<'_>,
-        r: ReduceOp,
-        axis: Option<&Bound<'_, PyAny>>,
-        keepdims: bool,
-        dtype: Option<&Bound<'_, PyAny>>,
-        out: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        if out.is_some_and(|o| !o.is_none()) {
-            return Err(PyTypeError::new_err(
-                "crossover arrays are immutable: out= is not supported",
-            ));
-        }
-        let mut x = self.inner.clone();
-        if let Some(d) = dtype.filter(|d| !d.is_none()) {
-            x = op(
-                py,
-                Call::Cast(convert::parse_dtype(d)?),
-                &[Operand::Array(x)],
-            )?;
-        }
-        let mut axes = args::axes(axis)?;
-        // NumPy's ufunc reductions (sum, min, max) take an int axis 0 or -1
-        // on a 0-d array as if it had one element (a tuple is an error).
-        if x.ndim() == 0
-            && matches!(r, ReduceOp::Sum | ReduceOp::Min | ReduceOp::Max)
-            && axis.is_some_and(|a| a.is_instance_of::<pyo3::types::PyInt>())
-            && matches!(axes.as_deref(), Some([0 | -1]))
-        {
-            axes = None;
-        }
-        let call = Call::Reduce {
-            op: r,
-            axes,
-            keepdims,
-        };
-        wrap(py, op(py, call, &[Operand::Array(x)])?)
-    }
-
-    fn ddof(ddof: i64) -> PyResult<u32> {
-        u32::try_from(ddof).map_err(|_| PyValueError::new_err("ddof must be >= 0"))
-    }
-
-    pub(crate) fn readonly<'py>(&self, py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyAny>> {
-        let v = value_of(py, &self.inner, what)?;
-        convert::readonly_view(py, v)
-    }
-}
-
 #[pymethods]
 impl PyArr {
     /// Tuple of array dimensions.
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.shape())
+        PyTuple::new(py, self.inner().shape())
     }
 
     /// The NumPy dtype of the elements.
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArrayDescr> {
-        convert::numpy_dtype(py, self.inner.dtype())
+        convert::numpy_dtype(py, self.inner().dtype())
     }
 
     /// Number of dimensions.
     #[getter]
     fn ndim(&self) -> usize {
-        self.inner.ndim()
+        self.inner().ndim()
     }
 
     /// Number of elements.
     #[getter]
     fn size(&self) -> usize {
-        self.inner.numel()
+        self.inner().numel()
     }
 
     /// Bytes per element.
     #[getter]
     fn itemsize(&self) -> usize {
-        self.inner.dtype().size()
+        self.inner().dtype().size()
     }
 
     /// Bytes of the elements (as if contiguous).
     #[getter]
     fn nbytes(&self) -> usize {
-        self.inner.numel() * self.inner.dtype().size()
+        self.inner().numel() * self.inner().dtype().size()
     }
 
     /// The transposed array (a view, no copy).
@@ -250,7 +128,11 @@ impl PyArr {
     fn transposed(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         wrap(
             py,
-            op(py, Call::Permute(rev(self.inner.ndim())), &[self.operand()])?,
+            op(
+                py,
+                Call::Permute(rev(self.inner().ndim())),
+                &[self.operand()],
+            )?,
         )
     }
 
@@ -263,11 +145,11 @@ impl PyArr {
     /// Whether the value has been computed.
     #[getter]
     fn is_ready(&self) -> bool {
-        self.inner.is_ready()
+        self.inner().is_ready()
     }
 
     fn __len__(&self) -> PyResult<usize> {
-        self.inner
+        self.inner()
             .shape()
             .first()
             .copied()
@@ -291,7 +173,7 @@ impl PyArr {
     /// Computes the value now (if pending) and returns the array itself.
     fn eval(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         tape::note_read("eval()");
-        compute(slf.py(), std::slice::from_ref(&slf.get().inner))?;
+        compute(slf.py(), std::slice::from_ref(&slf.get().inner()))?;
         Ok(slf)
     }
 
@@ -317,7 +199,7 @@ impl PyArr {
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut v = self.readonly(py, "conversion to NumPy")?;
         if let Some(d) = dtype.filter(|d| !d.is_none()) {
-            if copy == Some(false) && convert::parse_dtype(d).ok() != Some(self.inner.dtype()) {
+            if copy == Some(false) && convert::parse_dtype(d).ok() != Some(self.inner().dtype()) {
                 return Err(PyValueError::new_err(
                     "converting to another dtype needs a copy, but copy=False",
                 ));
@@ -364,13 +246,14 @@ impl PyArr {
         PyTuple::new(py, [asarray, PyTuple::new(py, [values])?.into_any()])
     }
 
-    /// Arrays are immutable values: a copy is the array itself.
-    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
-        slf
+    /// A new object with the same value (values are immutable; a later
+    /// assignment to either object rebinds only that one).
+    fn __copy__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.inner())
     }
 
-    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
-        slf
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.inner())
     }
 
     fn __hash__(&self) -> PyResult<isize> {
@@ -380,17 +263,21 @@ impl PyArr {
     fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let me = slf.get();
-        match args::index_key(key, me.inner.shape())? {
+        match args::index_key(key, me.inner().shape())? {
             Some(k) => wrap(py, op(py, Call::Slice(k), &[me.operand()])?),
             // Integer/boolean array indexing: NumPy does it on host arrays.
             None => Ok(hook(py, "getitem")?.call1((slf, key))?.unbind()),
         }
     }
 
-    fn __setitem__(&self, _key: &Bound<'_, PyAny>, _value: &Bound<'_, PyAny>) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "crossover arrays are immutable; build a new array instead (e.g. np.where(mask, value, x))",
-        ))
+    /// `x[key] = value`, with NumPy's keys, broadcasting and casts (see
+    /// `setitem` for what other arrays see).
+    fn __setitem__(
+        slf: &Bound<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        crate::setitem::assign(slf, key, value)
     }
 
     fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
@@ -433,33 +320,17 @@ impl PyArr {
         if !modulo.is_none() {
             return Ok(o.py().NotImplemented());
         }
-        // NumPy's fast scalar power: `x**2` with a Python scalar 2 is
-        // `square(x)` (same dtype; exact, where a general pow costs ~20x).
-        // (A float 2.0 makes integer arrays float64, so only an int 2 there.)
-        let d = self.inner.dtype();
-        let exponent_ok = match d {
-            crossover::DType::F32 | crossover::DType::F64 => {
-                o.is_exact_instance_of::<pyo3::types::PyInt>()
-                    || o.is_exact_instance_of::<pyo3::types::PyFloat>()
-            }
-            crossover::DType::I32 | crossover::DType::I64 | crossover::DType::Bool => {
-                o.is_exact_instance_of::<pyo3::types::PyInt>()
-            }
-            _ => false,
-        };
-        if exponent_ok && o.extract::<f64>().is_ok_and(|v| v == 2.0) {
-            if d.is_bool() {
-                // square(bool) is int8 in NumPy, which the engine lacks.
-                let me = Py::new(
-                    o.py(),
-                    PyArr {
-                        inner: self.inner.clone(),
-                    },
-                )?;
-                let square = o.py().import("numpy")?.getattr("square")?;
-                return Ok(square.call1((me,))?.unbind());
-            }
-            return self.unary(o.py(), UnaryOp::Square);
+        // Constant exponents (`x**2`, `x**0.5`...) are rewritten by the
+        // engine (`Array::binary`), for every caller. NumPy's operator
+        // makes `bool ** 2` `square(bool)`, int8, a dtype the engine lacks:
+        // NumPy's turn (`bool ** 3` is int64, as the engine gives).
+        if self.inner().dtype().is_bool()
+            && o.is_exact_instance_of::<pyo3::types::PyInt>()
+            && o.extract::<i64>().is_ok_and(|v| v == 2)
+        {
+            let me = Py::new(o.py(), PyArr::new(self.inner()))?;
+            let square = o.py().import("numpy")?.getattr("square")?;
+            return Ok(square.call1((me,))?.unbind());
         }
         self.binary(o, BinaryOp::Pow, false)
     }
@@ -502,15 +373,15 @@ impl PyArr {
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.unary(py, UnaryOp::Neg)
     }
-    fn __pos__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
-        slf
+    fn __pos__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.inner())
     }
     fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.unary(py, UnaryOp::Abs)
     }
     fn __invert__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
-        if slf.get().inner.dtype().is_bool() {
+        if slf.get().inner().dtype().is_bool() {
             return slf.get().unary(py, UnaryOp::Not);
         }
         Ok(py
@@ -532,7 +403,7 @@ impl PyArr {
         if o.is_none() && matches!(b, BinaryOp::Eq | BinaryOp::Ne) {
             // NumPy compares with None elementwise: all False for ==.
             let call = Call::Full {
-                shape: self.inner.shape().to_vec(),
+                shape: self.inner().shape().to_vec(),
                 value: crossover::Scalar::Bool(b == BinaryOp::Ne),
                 dtype: crossover::DType::Bool,
             };
@@ -621,10 +492,10 @@ impl PyArr {
     #[pyo3(signature = (*axes))]
     fn transpose(&self, py: Python<'_>, axes: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         let perm = if axes.is_empty() || (axes.len() == 1 && axes.get_item(0)?.is_none()) {
-            rev(self.inner.ndim())
+            rev(self.inner().ndim())
         } else {
             let v = args::shape_args(axes)?;
-            normalize_perm(axes.py(), &v, self.inner.ndim())?
+            normalize_perm(axes.py(), &v, self.inner().ndim())?
         };
         wrap(py, op(py, Call::Permute(perm), &[self.operand()])?)
     }

@@ -22,15 +22,15 @@ pub fn text(py: Python<'_>, a: &PyArr, method: &str) -> PyResult<String> {
 }
 
 fn summary(a: &PyArr, why: &str) -> String {
-    let shape: Vec<String> = a.inner.shape().iter().map(|d| d.to_string()).collect();
+    let shape: Vec<String> = a.inner().shape().iter().map(|d| d.to_string()).collect();
     let shape = match shape.len() {
         1 => format!("({},)", shape[0]),
         _ => format!("({})", shape.join(", ")),
     };
     format!(
         "crossover.ndarray(shape={shape}, dtype={}, {}: {why})",
-        a.inner.dtype(),
-        if a.inner.is_ready() {
+        a.inner().dtype(),
+        if a.inner().is_ready() {
             "computed, unreadable"
         } else {
             "not computed"

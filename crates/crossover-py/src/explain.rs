@@ -114,7 +114,7 @@ impl Explanation {
 #[pyfunction]
 #[pyo3(signature = (arrays, run = true))]
 pub fn _explain(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>, run: bool) -> PyResult<Explanation> {
-    let arrays: Vec<Array> = arrays.iter().map(|a| a.get().inner.clone()).collect();
+    let arrays: Vec<Array> = arrays.iter().map(|a| a.get().inner()).collect();
     crate::tape::note_read("explain()");
     let kernels = errors::engine(py, || crossover::lower(&arrays))?;
     let mut infos: Vec<KernelInfo> = kernels

@@ -42,7 +42,7 @@ pub fn asarray(
     copy: Option<bool>,
 ) -> PyResult<Py<PyAny>> {
     if let Ok(a) = obj.cast::<PyArr>() {
-        return wrap(py, cast_if(py, a.get().inner.clone(), dtype)?);
+        return wrap(py, cast_if(py, a.get().inner(), dtype)?);
     }
     if copy == Some(false) && obj.cast::<numpy::PyUntypedArray>().is_ok() {
         return Err(PyValueError::new_err(
@@ -293,7 +293,7 @@ pub fn _tracing() -> bool {
 /// Starts recording a trace whose inputs are `inputs`.
 #[pyfunction]
 pub fn _trace_begin(inputs: Vec<Bound<'_, PyArr>>) -> PyResult<()> {
-    let arrays: Vec<Array> = inputs.iter().map(|a| a.get().inner.clone()).collect();
+    let arrays: Vec<Array> = inputs.iter().map(|a| a.get().inner()).collect();
     tape::begin(&arrays).map_err(pyo3::exceptions::PyRuntimeError::new_err)
 }
 
@@ -301,7 +301,7 @@ pub fn _trace_begin(inputs: Vec<Bound<'_, PyArr>>) -> PyResult<()> {
 /// cannot be replayed.
 #[pyfunction]
 pub fn _trace_end(py: Python<'_>, outputs: Vec<Bound<'_, PyArr>>) -> PyResult<Py<PyAny>> {
-    let arrays: Vec<Array> = outputs.iter().map(|a| a.get().inner.clone()).collect();
+    let arrays: Vec<Array> = outputs.iter().map(|a| a.get().inner()).collect();
     match tape::end(&arrays) {
         Ok(t) => Ok(Py::new(py, t)?.into_any()),
         Err(why) => Ok(why.into_pyobject(py)?.into_any().unbind()),
@@ -350,7 +350,7 @@ pub fn _replay(
 #[pyfunction]
 pub fn _materialize(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>) -> PyResult<Vec<Py<PyAny>>> {
     tape::note_read("materialize");
-    let arrays: Vec<Array> = arrays.iter().map(|a| a.get().inner.clone()).collect();
+    let arrays: Vec<Array> = arrays.iter().map(|a| a.get().inner()).collect();
     to_numpy_owned(py, arrays)
 }
 

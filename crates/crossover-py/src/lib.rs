@@ -6,6 +6,7 @@
 
 mod args;
 mod array;
+mod array_ops;
 mod compute;
 mod convert;
 mod device;
@@ -17,6 +18,7 @@ mod functions;
 mod library;
 mod random;
 mod report;
+mod setitem;
 mod tape;
 mod ufunc;
 

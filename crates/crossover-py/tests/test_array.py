@@ -133,10 +133,63 @@ def test_iteration_and_scalars(rng):
         bool(x)
 
 
-def test_arrays_are_immutable_and_unhashable():
+def test_item_assignment_follows_numpy(rng):
+    a = nonzero(rng, (37, 5), np.float64)
+    x = xo.asarray(a)
+    y = x  # another name for the same object sees the change
+    lazy = x * 2  # computed from the value before the assignment
+    ref = a.copy()
+    for key, value in [
+        ((0, 0), 5.0),
+        (slice(3, 30, 4), -1.5),
+        ((slice(None), 2), np.arange(37.0)),
+        (a > 0.5, 0.0),
+        (([1, 4, 4], [0, 1, 2]), 7),
+        ((Ellipsis, -1), nonzero(rng, (37,), np.float32)),
+    ]:
+        x[key] = value
+        ref[key] = value
+        np.testing.assert_array_equal(np.asarray(x), ref)
+    assert y is x
+    np.testing.assert_array_equal(np.asarray(y), ref)
+    np.testing.assert_allclose(np.asarray(lazy), a * 2)
+    # A crossover value on the right; NumPy's cast into an integer array.
+    i = xo.asarray(np.arange(10, dtype=np.int32))
+    i[2:5] = xo.asarray(np.array([1.9, -2.7, 3.5]))
+    np.testing.assert_array_equal(np.asarray(i), [0, 1, 1, -2, 3, 5, 6, 7, 8, 9])
+    assert i.dtype == np.int32
+    # NumPy's errors: a shape that does not broadcast, an index out of range.
+    with pytest.raises(ValueError):
+        x[0:3] = np.ones(4)
+    with pytest.raises(IndexError):
+        x[99] = 1.0
+    np.testing.assert_array_equal(np.asarray(x), ref)
+
+
+def test_item_assignment_never_changes_what_others_see(rng):
+    a = nonzero(rng, (1000,), np.float32)
+    original = a.copy()
+    x = xo.asarray(a)
+    x[0] = 1.0  # the first assignment copies into a private array
+    view = np.asarray(x)  # shares that memory (read-only)
+    before = view.copy()
+    x[1] = 2.0  # so this one must not write it in place
+    np.testing.assert_array_equal(view, before)
+    assert np.asarray(x)[1] == 2.0
+    s = x[10:20]  # a view taken before an assignment keeps its values
+    pending = xo.sin(x)
+    x[10:20] = 0.0
+    np.testing.assert_array_equal(np.asarray(s), before[10:20])
+    np.testing.assert_allclose(np.asarray(pending)[10:20], np.sin(before[10:20]), rtol=1e-6)
+    c = __import__("copy").copy(x)
+    x[5] = 9.0
+    assert np.asarray(c)[5] == before[5] and np.asarray(x)[5] == 9.0
+    np.testing.assert_array_equal(a, original)  # the user's NumPy input is never written
+    assert not np.shares_memory(np.asarray(x), a)
+
+
+def test_arrays_are_unhashable():
     x = xo.asarray(np.ones(3))
-    with pytest.raises(TypeError, match="immutable"):
-        x[0] = 5
     with pytest.raises(TypeError):
         hash(x)
     v = x.numpy()
@@ -209,7 +262,12 @@ def test_pickle_and_copy(rng):
     y = pickle.loads(pickle.dumps(x))
     assert isinstance(y, xo.ndarray) and y.dtype == np.float32
     np.testing.assert_array_equal(y.numpy(), a * 2)
-    assert copy.copy(x) is x and copy.deepcopy(x) is x
+    # Copies are new objects (an assignment to one leaves the other alone).
+    c, d = copy.copy(x), copy.deepcopy(x)
+    assert c is not x and d is not x
+    c[0, 0] = 100.0
+    np.testing.assert_array_equal(x.numpy(), a * 2)
+    np.testing.assert_array_equal(d.numpy(), a * 2)
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.bool_])

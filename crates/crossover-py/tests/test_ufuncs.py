@@ -267,3 +267,34 @@ def test_float_only_binary_functions_refuse_complex_and_promote_ints(rng):
                                rtol=1e-15)
     with pytest.raises(TypeError):
         xo.hypot(xo.asarray(np.ones(3, np.complex64)), 1.0)
+
+
+def test_constant_powers_match_numpy_dtypes_and_values(rng):
+    # `x ** c` is rewritten by the engine (sqrt, square, multiplies,
+    # reciprocal); dtypes, errors and edge values stay NumPy's.
+    arrays = [
+        np.array([True, False, True]),
+        rng.integers(-20, 20, 1001).astype(np.int32),
+        np.concatenate([rng.standard_normal(4097) * 5, [0.0, -0.0, np.inf, -np.inf, np.nan]]),
+        np.concatenate([rng.standard_normal(4097) * 5, [0.0, -0.0, np.inf, -np.inf]]).astype(np.float32),
+    ]
+    xo.set_fallback("ignore")
+    try:
+        for a in arrays:
+            x = xo.asarray(a)
+            for e in (0, 1, 2, 3, 4, -1, -2, 0.5, 2.0, 1.0, 2.5):
+                with np.errstate(all="ignore"):
+                    try:
+                        want = a**e
+                    except ValueError:
+                        with pytest.raises(ValueError):
+                            np.asarray(x**e)
+                        continue
+                    got = np.asarray(x**e)
+                    assert got.dtype == want.dtype, (a.dtype, e)
+                    np.testing.assert_allclose(got, want, rtol=4e-7 if a.dtype == np.float32 else 1e-15,
+                                               err_msg=f"{a.dtype} ** {e}")
+                    # np.power takes the same path
+                    np.testing.assert_allclose(np.asarray(np.power(x, e)), np.power(a, e), rtol=4e-7 if a.dtype == np.float32 else 1e-15)
+    finally:
+        xo.set_fallback("warn")

@@ -365,6 +365,23 @@ impl Engine {
     /// # Errors
     /// A forced policy that cannot be honoured, or any error of a kernel.
     pub fn evaluate(&self, outputs: &[Array], policy: Option<Policy>) -> Result<Plan> {
+        self.evaluate_planned(outputs, policy, true)
+    }
+
+    /// [`Engine::evaluate`] for callers that drop the plan (`Array::eval`,
+    /// the Python front's reads): when nothing but the CPU could run a
+    /// kernel, it skips the predictions, the plan's words and the history,
+    /// which cost more than a small kernel itself (~4 us a call).
+    pub(crate) fn evaluate_only(&self, outputs: &[Array]) -> Result<()> {
+        self.evaluate_planned(outputs, None, false).map(|_| ())
+    }
+
+    fn evaluate_planned(
+        &self,
+        outputs: &[Array],
+        policy: Option<Policy>,
+        detailed: bool,
+    ) -> Result<Plan> {
         catch_panic("eval", || {
             let graph = Graph::collect(outputs);
             crate::limits::check_graph(&graph)?;
@@ -373,7 +390,22 @@ impl Engine {
             } else {
                 fuse(&graph)?
             };
-            let mut plan = self.plan_kernels(&kernels, policy)?;
+            let policy = policy
+                .or_else(thread_policy)
+                .unwrap_or_else(|| self.policy());
+            let cpu_only = self.gpu.is_err()
+                && matches!(policy, Policy::Auto | Policy::Force(DeviceKind::Cpu))
+                && !crate::trace::is_recording();
+            let mut plan = if cpu_only && !detailed {
+                Plan {
+                    policy,
+                    kernels: kernels.iter().map(plan::on_cpu_unexplained).collect(),
+                    profile: String::new(),
+                    ran: false,
+                }
+            } else {
+                self.plan_kernels(&kernels, Some(policy))?
+            };
             drop(graph);
             let run = exec::run_plan(self, &kernels, &mut plan);
             // External host memory (a NumPy array) may change before the

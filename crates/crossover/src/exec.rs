@@ -229,7 +229,8 @@ fn run_kernels<'e>(
         let bound = bind(k)?;
         let mut copy_s = 0.0;
         let start = trace::now();
-        let contention = crate::cost::Contention::start();
+        // Only a predicted run teaches the history (and needs this).
+        let contention = pk.predicted().map(|_| crate::cost::Contention::start());
         let (values, backend) = match run_on(engine, pk.device, &bound, &pk.name, &mut copy_s) {
             Err(Error::OutOfDeviceMemory { op, device, msg })
                 if pk.device != DeviceKind::Cpu && !matches!(plan.policy, Policy::Force(_)) =>
@@ -245,7 +246,8 @@ fn run_kernels<'e>(
             r => r?,
         };
         let seconds = start.elapsed().as_secs_f64() - copy_s;
-        launched.push((i, backend, contention.contended(seconds)));
+        let contended = contention.is_some_and(|c| c.contended(seconds));
+        launched.push((i, backend, contended));
         engine.count_kernel(pk.device);
         check_results(&bound, &values)?;
         drop(bound);
@@ -388,7 +390,7 @@ pub fn lower(outputs: &[Array]) -> Result<Vec<Kernel>> {
 /// [`Engine`](crate::Engine) of this thread (the process-wide one unless
 /// [`Engine::scope`](crate::Engine::scope) set another).
 pub fn evaluate(outputs: &[Array]) -> Result<()> {
-    crate::engine::with_current(|e| e.evaluate(outputs, None)).map(|_| ())
+    crate::engine::with_current(|e| e.evaluate_only(outputs))
 }
 
 /// Like [`evaluate`], returning what each kernel did.

@@ -150,6 +150,20 @@ impl Array {
         numel(&self.node.shape)
     }
 
+    /// Whether this handle is the only one to its node and no other handle
+    /// holds its computed buffer (no pending array reads it, no view or
+    /// front-end array shares its memory): a front end may then rewrite the
+    /// values in place without anyone seeing the change.
+    pub fn is_sole_handle(&self) -> bool {
+        if Arc::strong_count(&self.node) != 1 {
+            return false;
+        }
+        match &*self.state() {
+            NodeState::Ready(v) => Arc::strong_count(&v.buffer) == 1,
+            _ => true,
+        }
+    }
+
     /// Whether the value has been computed.
     pub fn is_ready(&self) -> bool {
         matches!(&*self.state(), NodeState::Ready(_))

@@ -473,3 +473,102 @@ fn empty_arrays_are_fine() {
         );
     });
 }
+
+#[test]
+fn constant_powers_match_pow_and_never_run_it() {
+    on_every_engine(|_e| {
+        for dtype in [DType::F32, DType::F64] {
+            let n = 65_537;
+            // Random values, then the edge values NumPy users hit: zeros of
+            // both signs, infinities, NaN, a tiny value.
+            let mut xa = values(n, 31, -6.0, 6.0);
+            xa.extend([0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-30]);
+            let x = Array::from_slice(&xa, &[xa.len()])
+                .unwrap()
+                .cast(dtype)
+                .unwrap();
+            for (e, ulps) in [
+                (0.0f64, 0.0f64),
+                (1.0, 0.0),
+                (2.0, 0.0),
+                (-1.0, 0.0),
+                (0.5, 0.0),
+                (3.0, 2.0),
+                (4.0, 2.0),
+                (-2.0, 2.0),
+            ] {
+                let y = x.pow(e).unwrap();
+                assert_eq!(y.dtype(), dtype);
+                let kernels = crossover::lower(std::slice::from_ref(&y)).unwrap();
+                let ops: Vec<&str> = kernels.iter().flat_map(|k| k.fused.clone()).collect();
+                assert!(!ops.contains(&"pow"), "x**{e} ran pow: {ops:?}");
+                let want: Vec<f64> = xa
+                    .iter()
+                    .map(|&v| {
+                        // NumPy's `x**0.5` is sqrt (-0 stays -0, -inf is NaN).
+                        let v = if dtype == DType::F32 {
+                            v as f32 as f64
+                        } else {
+                            v
+                        };
+                        // NumPy's answers: exact ops where it has them.
+                        let r = match e {
+                            0.5 => v.sqrt(),
+                            2.0 => v * v,
+                            -1.0 => 1.0 / v,
+                            _ => v.powf(e),
+                        };
+                        // Rounded to the dtype (1e-30**2 is 0 in float32).
+                        if dtype == DType::F32 {
+                            r as f32 as f64
+                        } else {
+                            r
+                        }
+                    })
+                    .collect();
+                let got = y.to_vec_f64().unwrap();
+                assert_close(
+                    &got,
+                    &want,
+                    rtol(dtype, ulps.max(0.5)),
+                    0.0,
+                    &format!("x**{e}"),
+                );
+                // Signs of zeros and NaNs match exactly.
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(g.is_nan(), w.is_nan(), "x**{e} at {i}: {g} vs {w}");
+                    if *w == 0.0 {
+                        assert_eq!(g.is_sign_negative(), w.is_sign_negative(), "x**{e} at {i}");
+                    }
+                }
+            }
+            // Any other exponent still runs pow, and is right.
+            let y = x.pow(2.5).unwrap();
+            let want: Vec<f64> = xa
+                .iter()
+                .map(|&v| match dtype {
+                    DType::F32 => (v as f32 as f64).powf(2.5) as f32 as f64,
+                    _ => v.powf(2.5),
+                })
+                .collect();
+            assert_close(
+                &y.to_vec_f64().unwrap(),
+                &want,
+                rtol(dtype, 4.0),
+                0.0,
+                "x**2.5",
+            );
+        }
+        // Integers: 0-4 by multiplication, wrapping like NumPy's power.
+        let (i, xi) = array(&[4099], DType::I64, 32, -70_000.0, 70_000.0);
+        for e in 0..=4i64 {
+            let got = i.pow(e).unwrap().to_vec::<i64>().unwrap();
+            let want: Vec<i64> = xi
+                .iter()
+                .map(|&v| (v as i64).wrapping_pow(e as u32))
+                .collect();
+            assert_eq!(got, want, "int64 x**{e}");
+        }
+        assert!(i.pow(-1i64).is_err(), "negative int power");
+    });
+}
