@@ -553,3 +553,78 @@ def test_written_argument_must_be_writeable_numpy(rng):
 def test_explain_names_the_fallback(rng):
     e = xo.explain(xo.jit(with_break), data(rng, 10))
     assert "not translated" in str(e) and "break" in str(e)
+
+
+# ---- several loops, caching, index arithmetic ------------------------------------
+
+
+def two_loops_reusing_i(x):
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        out[i] = x[i] * 2
+    s = 0.0
+    for i in range(len(x)):
+        s += out[i] + x[i]
+    return s, out
+
+
+def test_second_loop_reads_the_first_loops_writes(rng):
+    translated(two_loops_reusing_i, data(rng, 1000))
+
+
+def index_parity(x, k):
+    s = 0.0
+    c = 0
+    for i in range(len(x) - 1, -1, -1):
+        if i % k == 0:
+            s += x[i]
+        c += i // k
+    return s, c
+
+
+@pytest.mark.parametrize("k", [2, 3, -4])
+def test_modulo_and_floor_division_of_the_index(rng, k):
+    translated(index_parity, data(rng, 1001), k)
+    e = xo.explain(xo.jit(index_parity), data(rng, 1001), k)
+    assert not any("remainder" in k_["name"] for k_ in e.kernels)  # composed in the engine
+
+
+def test_replayed_calls_write_arguments_and_trace_once(rng):
+    f = xo.jit(write_into_argument)
+    for _ in range(3):
+        x, out = data(rng, 64), data(rng, 64)
+        want = out.copy()
+        write_into_argument(x, want)
+        assert f(x, out) is None
+        np.testing.assert_allclose(out, want, rtol=1e-15)
+    assert f.traces == 1 and f.last_reason is None
+
+
+def loop_in_branch(x, flag):
+    s = 1.0
+    if flag:
+        for v in x:
+            s += v
+    return s
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_loop_inside_a_branch(rng, flag):
+    translated(loop_in_branch, data(rng, 100), flag)
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    @xo.jit
+    def total(self, x):
+        s = 0.0
+        for v in x:
+            s += v * self.k
+        return s
+
+
+def test_method_with_a_loop(rng):
+    x = data(rng, 100)
+    np.testing.assert_allclose(Scaler(3.0).total(x), 3.0 * x.sum(), rtol=1e-12)

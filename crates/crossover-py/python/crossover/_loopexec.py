@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _crossover as _C
 from ._loopvals import (BINOPS, COMPARES, Untranslatable, Val, align, apply_proto, binop, call, cast,
-                        dtype_of, elementwise, lift, logical, proto_of, pymax, select, truth)
+                        dtype_of, elementwise, index_divmod, lift, logical, proto_of, pymax, select, truth)
 
 #: Accumulator kinds by update form: how contributions combine and reduce.
 _SUM, _PROD, _PYMAX, _PYMIN, _NPMAX, _NPMIN = "sum", "prod", "max", "min", "np.maximum", "np.minimum"
@@ -589,7 +589,15 @@ class Runner:
             sym, fn = BINOPS.get(type(node.op), (None, None))
             if sym is None:
                 raise Untranslatable(f"the operator in `{ast.unparse(node)}`")
-            return binop(sym, fn, self.eval(node.left, scope), self.eval(node.right, scope))
+            left, right = self.eval(node.left, scope), self.eval(node.right, scope)
+            if sym in ("%", "//") and left.idx is not None and isinstance(scope, Scope):
+                r = scope.ranges.get(left.idx[0])
+                if r is not None:
+                    bound = max(abs(r.start), abs(r.stop)) + abs(left.idx[1])
+                    out = index_divmod(sym, left, right, bound)
+                    if out is not None:
+                        return out
+            return binop(sym, fn, left, right)
         if isinstance(node, ast.UnaryOp):
             x = self.eval(node.operand, scope)
             if isinstance(node.op, ast.Not):

@@ -178,10 +178,14 @@ class Plan:
                 elif not binds or not all(_fresh_array(b) for b in binds):
                     raise Untranslatable(f"a write into `{name}`, which is neither an argument nor a new "
                                          "array (np.empty_like, np.zeros, ...)", loop.lineno)
-            inside = {id(n) for n in ast.walk(loop)}
-            self.shared.append({n.id for n in _walk(func) if isinstance(n, ast.Name)
-                                and isinstance(n.ctx, ast.Load) and n.id in info.assigned
-                                and id(n) not in inside})
+            # Names the loop binds that code after it reads, outside other
+            # loops that bind them again (a reused `i`): Python would show
+            # their last-iteration values there.
+            later = [n for n in _walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                     and n.id in info.assigned and n.lineno > loop.end_lineno]
+            rebound = {id(n) for other in self.loops if other is not loop for n in ast.walk(other)
+                       if isinstance(n, ast.Name) and n.id in self.infos[id(other)].assigned}
+            self.shared.append({n.id for n in later if id(n) not in rebound})
 
     def _generate(self, func: ast.FunctionDef) -> Callable[..., Any]:
         func = copy.deepcopy(func)

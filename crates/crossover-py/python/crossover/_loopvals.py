@@ -192,6 +192,17 @@ def binop(sym: str, fn: Any, a: Val, b: Val) -> Val:
     return out
 
 
+def index_divmod(sym: str, i: Val, b: Val, bound: int) -> Val | None:
+    """``i % b`` / ``i // b`` for a loop index ``i`` (|i| <= ``bound``) and a
+    constant int ``b``, in engine ops: floor(i / b) is exact in float64 while
+    |i| < 2**52. None when that does not hold (NumPy then computes it)."""
+    if b.varying or type(b.v) is not int or b.v == 0 or abs(b.v) >= 2**52 or bound >= 2**52:
+        return None
+    q = _C.ufunc("floor", _C.ufunc("divide", i.v, b.v))
+    v = q if sym == "//" else _C.ufunc("subtract", i.v, _C.ufunc("multiply", q, b.v))
+    return Val(v.astype(np.int64), 1, f"{_wrap_text(i)} {sym} {b.text}", i.depth, i.erank)
+
+
 def truth(x: Val) -> Val:
     """``bool(x)`` per element (NaN is true, as in Python)."""
     if x.erank:
