@@ -2,6 +2,7 @@
 run as plain Python (random and edge inputs), and every construct that falls
 back, with its warning and a correct result."""
 
+import inspect
 import math
 import warnings
 
@@ -628,3 +629,124 @@ class Scaler:
 def test_method_with_a_loop(rng):
     x = data(rng, 100)
     np.testing.assert_allclose(Scaler(3.0).total(x), 3.0 * x.sum(), rtol=1e-12)
+
+
+# ---- more constructs that fall back, each with Python's result ---------------
+
+
+def fb_continue(x):
+    s = 0.0
+    for v in x:
+        if v < 0:
+            continue
+        s += v
+    return s
+
+
+def fb_acc_read(x):
+    s = 0.0
+    for v in x:
+        if s < 3:
+            s += v
+    return s
+
+
+def fb_int_of_float(x):
+    s = 0
+    for v in x:
+        s += int(v)
+    return s
+
+
+def fb_max_order(x):
+    m = -np.inf
+    for v in x:
+        m = max(v, m)
+    return m
+
+
+def fb_alias(x):
+    out = x
+    for i in range(len(x)):
+        out[i] = x[i] * 2
+    return out
+
+
+def fb_two_indices(x):
+    out = np.zeros(len(x) + 1)
+    for i in range(len(x)):
+        out[i] = x[i]
+        out[i + 1] = x[i]
+    return out
+
+
+def fb_strided_index(x):
+    s = 0.0
+    for i in range(len(x) // 2):
+        s += x[2 * i]
+    return s
+
+
+def fb_one_branch_temp(x):
+    s = 0.0
+    for v in x:
+        if v > 0:
+            t = v
+        s += t
+    return s
+
+
+def fb_triangular(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(i):
+            s += a[i, j]
+    return s
+
+
+def fb_complex(x):
+    s = 0
+    for v in x:
+        s += v * v
+    return s
+
+
+FALLBACKS = [
+    (fb_continue, "`continue`"),
+    (fb_acc_read, "`s` is read before it is assigned"),
+    (fb_int_of_float, r"`int\(\)` of a float element"),
+    (fb_max_order, r"max\(value, m\)"),
+    (fb_alias, "neither an argument nor a new array"),
+    (fb_two_indices, "written at two different indices"),
+    (fb_strided_index, r"the index `2 \* i`"),
+    (fb_one_branch_temp, "assigned in one branch only"),
+    (fb_triangular, "depends on an outer loop's index"),
+    (fb_complex, "complex"),
+]
+
+
+@pytest.mark.parametrize("fn,match", FALLBACKS, ids=[f.__name__ for f, _ in FALLBACKS])
+def test_construct_falls_back_with_its_line(rng, fn, match):
+    arg = data(rng, (5, 5)) if fn is fb_triangular else data(rng, 21)
+    if fn is fb_complex:
+        arg = arg + 1j * data(rng, 21)
+    if fn is fb_one_branch_temp:
+        arg = np.abs(arg)  # Python needs `t` set on the first iteration
+    f = falls_back(fn, arg, match=match)
+    line = int(f.fallback_reason.split(":")[0].split()[1])
+    lines, first = inspect.getsourcelines(fn)
+    assert first < line < first + len(lines), (line, f.fallback_reason)  # a line of the loop's function
+
+
+def loop_in_handler(x):
+    try:
+        s = float(x.sum())
+    except TypeError:
+        s = 0.0
+    for v in x:
+        s += v
+    return s
+
+
+def test_loop_after_try_block(rng):
+    translated(loop_in_handler, data(rng, 100))

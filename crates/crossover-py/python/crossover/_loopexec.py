@@ -446,7 +446,7 @@ class Runner:
         text = f"{base.text}[{', '.join(_slice_text(k) for k in key)}]"
         proto = np.dtype(arr.dtype).type(1)
         if not loop_levels:
-            return Val(v, proto if v.ndim == 0 else proto, text, 0, v.ndim)
+            return Val(v, proto, text, 0, v.ndim)
         depth = scope.depth
         order = sorted(range(len(loop_levels)), key=lambda k: loop_levels[k])
         erank = v.ndim - len(loop_levels)

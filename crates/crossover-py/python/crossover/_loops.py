@@ -62,23 +62,22 @@ def _walk(node: ast.AST):
 
 
 def _outer_loops(body: list[ast.stmt]) -> list[ast.For]:
-    """The ``for`` statements not inside another one, in source order."""
+    """The ``for`` statements not inside another one (nor in a nested
+    function or class), in source order."""
     found: list[ast.For] = []
 
-    def visit(stmts: list[ast.stmt]) -> None:
-        for st in stmts:
-            if isinstance(st, ast.For):
-                found.append(st)
-            elif not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                for field in ("body", "orelse", "finalbody", "handlers"):
-                    sub = getattr(st, field, None)
-                    if sub:
-                        visit([getattr(h, "body", h) for h in sub] if field == "handlers" else sub)
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.For):
+                found.append(child)
+            elif not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                visit(child)
 
-    def flat(stmts: list[Any]) -> None:
-        visit([s for x in stmts for s in (x if isinstance(x, list) else [x])])
-
-    flat(body)
+    for st in body:
+        if isinstance(st, ast.For):
+            found.append(st)
+        elif not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            visit(st)
     return found
 
 
@@ -154,17 +153,19 @@ class Plan:
                                      else "`yield`", n.lineno)
         for loop in self.loops:
             _scan_loop(loop, self.infos)
+        # Every binding of every name: the assigned value for `name = value`,
+        # else the binding node (a loop target, `with ... as name`...).
         stores: dict[str, list[ast.AST]] = {}
+        direct: set[int] = set()
         for n in _walk(func):
             if isinstance(n, ast.Assign):
                 for t in n.targets:
-                    for m in ast.walk(t):
-                        if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):
-                            stores.setdefault(m.id, []).append(n.value if t is m else t)
-            elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.comprehension)):
-                for m in ast.walk(getattr(n, "target", n)):
-                    if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):
-                        stores.setdefault(m.id, []).append(m)
+                    if isinstance(t, ast.Name):
+                        stores.setdefault(t.id, []).append(n.value)
+                        direct.add(id(t))
+        for n in _walk(func):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in direct:
+                stores.setdefault(n.id, []).append(n)
         for loop in self.loops:
             info = self.infos[id(loop)]
             for name in info.written:

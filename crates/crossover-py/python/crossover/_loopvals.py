@@ -211,8 +211,9 @@ def truth(x: Val) -> Val:
         raise Untranslatable(f"the truth of `{x.text}` (not a number)")
     if isinstance(x.proto, (bool, np.bool_)):
         return x
-    return elementwise(operator.ne, lambda v: bool(v), [x, Val(0, 0, "0")], f"bool({x.text})", proto=True) \
-        if x.varying else Val(bool(x.v), True, x.text)
+    if not x.varying:
+        return Val(bool(x.v), True, x.text)
+    return elementwise(operator.ne, operator.ne, [x, Val(0, 0, "0")], f"bool({x.text})", proto=True)
 
 
 def logical(kind: str, xs: list[Val]) -> Val:
