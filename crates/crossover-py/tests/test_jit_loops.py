@@ -750,3 +750,16 @@ def loop_in_handler(x):
 
 def test_loop_after_try_block(rng):
     translated(loop_in_handler, data(rng, 100))
+
+
+def float_total_of_int_squares(x):
+    total = 0.0
+    for v in x:
+        total += v * v
+    return total
+
+
+def test_integer_elements_into_a_float_accumulator_do_not_wrap():
+    x = np.full(8, 2**31 + 7, dtype=np.int64)  # each square fits int64, the total does not
+    got = translated(float_total_of_int_squares, x)
+    assert got > 2**63

@@ -493,6 +493,16 @@ class Runner:
     def _finish(self, node: ast.For, body: Scope, parent: Any) -> None:
         axis = body.depth - 1
         for name, (kind, contrib, protos) in body.acc.items():
+            init = _home_value(parent, name)
+            if init.proto is None:
+                raise Untranslatable(f"the accumulator `{name}` starts as {type(init.v).__name__}, not a number")
+            proto = init.proto
+            for _ in range(2):  # the type the accumulator settles on in Python
+                for p in protos:
+                    proto = apply_proto(_ACC_OPS[kind], proto, p, default=proto)
+            if contrib.varying and dtype_of(proto).kind in "fc" and np.dtype(contrib.v.dtype).kind in "biu":
+                # Python adds each integer element to a float: no int64 wrap of the total.
+                contrib = Val(cast(contrib.v, proto), proto, contrib.text, contrib.depth, contrib.erank)
             full = body.shape + tuple(lift(contrib, body.depth).shape[body.depth:]) if contrib.varying \
                 else body.shape
             red = self._reduce(kind, contrib, body, axis, full)
@@ -506,13 +516,6 @@ class Runner:
                 parent.acc[name][1] = red if prev is None else _combine(kind, prev, red)
                 parent.acc[name][2].extend(protos)
                 continue
-            init = parent.get(name)
-            if init.proto is None:
-                raise Untranslatable(f"the accumulator `{name}` starts as {type(init.v).__name__}, not a number")
-            proto = init.proto
-            for _ in range(2):  # the type the accumulator settles on in Python
-                for p in protos:
-                    proto = apply_proto(_ACC_OPS[kind], proto, p, default=proto)
             if isinstance(red.v, _C.ndarray):
                 red = Val(cast(red.v, proto), proto, red.text, red.depth, red.erank)
             out = _combine(kind, init, red)
@@ -654,6 +657,16 @@ class Runner:
                 raise Untranslatable(f"calling the element `{fn.text}`")
             return call(fn.v, [self.eval(a, scope) for a in node.args], ast.unparse(node.func))
         raise Untranslatable(f"the expression `{ast.unparse(node)}`")
+
+
+def _home_value(scope: Any, name: str) -> Val:
+    """An accumulator's value before the loop: from the innermost enclosing
+    body that assigned it, else from the function."""
+    while isinstance(scope, Scope):
+        if name in scope.vars:
+            return scope.vars[name]
+        scope = scope.parent
+    return scope.get(name)
 
 
 _ACC_OPS = {_SUM: operator.add, _PROD: operator.mul, _PYMAX: builtins.max, _PYMIN: builtins.min,
