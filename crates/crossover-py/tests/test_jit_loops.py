@@ -763,3 +763,15 @@ def test_integer_elements_into_a_float_accumulator_do_not_wrap():
     x = np.full(8, 2**31 + 7, dtype=np.int64)  # each square fits int64, the total does not
     got = translated(float_total_of_int_squares, x)
     assert got > 2**63
+
+
+def fb_alias_before_loop(x):
+    out = np.zeros(len(x))
+    kept = out
+    for i in range(len(x)):
+        out[i] = x[i] + 1
+    return kept
+
+
+def test_alias_of_a_written_array_falls_back(rng):
+    falls_back(fb_alias_before_loop, data(rng, 9), match="`kept = out` refers to the array `out`")

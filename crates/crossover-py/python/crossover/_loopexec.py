@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import _crossover as _C
-from ._loopvals import (BINOPS, COMPARES, Untranslatable, Val, align, apply_proto, binop, call, cast,
+from ._loopvals import (BINOPS, COMPARES, Untranslatable, Val, apply_proto, binop, call, cast,
                         dtype_of, elementwise, index_divmod, lift, logical, proto_of, pymax, select, truth)
 
 #: Accumulator kinds by update form: how contributions combine and reduce.

@@ -116,6 +116,23 @@ def _scan_loop(loop: ast.For, infos: dict[int, LoopInfo]) -> None:
     infos[id(loop)] = LoopInfo(assigned, written)
 
 
+def _alias_before(func: ast.FunctionDef, name: str, line: int) -> ast.AST | None:
+    """A use of the array ``name`` before ``line`` that could keep a second
+    reference to it (anything but indexing it, an attribute such as
+    ``.shape``, or ``len()``)."""
+    for parent in _walk(func):
+        for child in ast.iter_child_nodes(parent):
+            if not (isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load)
+                    and child.lineno < line):
+                continue
+            if isinstance(parent, (ast.Subscript, ast.Attribute)) and parent.value is child:
+                continue
+            if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+                continue
+            return parent
+    return None
+
+
 def _fresh_array(value: ast.expr) -> bool:
     if not isinstance(value, ast.Call):
         return False
@@ -179,6 +196,11 @@ class Plan:
                 elif not binds or not all(_fresh_array(b) for b in binds):
                     raise Untranslatable(f"a write into `{name}`, which is neither an argument nor a new "
                                          "array (np.empty_like, np.zeros, ...)", loop.lineno)
+            for name in info.written:
+                alias = _alias_before(func, name, loop.lineno)
+                if alias is not None:
+                    raise Untranslatable(f"`{ast.unparse(alias)}` refers to the array `{name}` before the "
+                                         "loop writes it (an alias would not see the writes)", alias.lineno)
             # Names the loop binds that code after it reads, outside other
             # loops that bind them again (a reused `i`): Python would show
             # their last-iteration values there.
