@@ -56,6 +56,7 @@ CROSSOVER_GPU=opencl:pocl CROSSOVER_TEST_DEVICE=gpu-prefer python3 -m pytest -q 
   crates/crossover-py/tests/test_evaluate.py crates/crossover-py/tests/test_ufuncs.py \
   crates/crossover-py/tests/test_random.py crates/crossover-py/tests/test_array.py \
   crates/crossover-py/tests/test_jit.py crates/crossover-py/tests/test_explain_device.py \
-  crates/crossover-py/tests/test_dropin.py crates/crossover-py/tests/test_random_legacy.py
+  crates/crossover-py/tests/test_dropin.py crates/crossover-py/tests/test_random_legacy.py \
+  crates/crossover-py/tests/test_jit_loops.py
 
 stage "all tests passed"

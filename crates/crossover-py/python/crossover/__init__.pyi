@@ -294,21 +294,27 @@ def hypot(x1: _Operand, x2: _Operand) -> ndarray: ...
 def atan2(x1: _Operand, x2: _Operand) -> ndarray: ...
 
 @overload
-def jit(fn: _F, *, lazy: bool = False) -> _F: ...
+def jit(fn: _F, *, lazy: bool = False, fallback: Literal["python", "numba"] = "python") -> _F: ...
 @overload
-def jit(fn: None = None, *, lazy: bool = False) -> Callable[[_F], _F]: ...
-def jit(fn: Any = None, *, lazy: bool = False) -> Any:
+def jit(fn: None = None, *, lazy: bool = False,
+        fallback: Literal["python", "numba"] = "python") -> Callable[[_F], _F]: ...
+def jit(fn: Any = None, *, lazy: bool = False, fallback: Literal["python", "numba"] = "python") -> Any:
     """Runs a plain NumPy function as one fused graph: its array arguments
     are wrapped so every NumPy call records lazily; outputs are computed
     together and returned as NumPy arrays (``lazy=True``: crossover arrays).
     Traces are cached by argument shapes, dtypes and non-array values.
     Python control flow on array values forces evaluation there and
-    disables the cache for that function."""
+    disables the cache for that function. Python ``for`` loops over array
+    elements are translated into the same fused operations; other loops run
+    as plain Python (``fallback="numba"``: through ``numba.njit``) with a
+    ``FallbackWarning`` naming the line."""
 
-def explain(target: Any, *args: Any, run: bool = True, **kwargs: Any) -> Explanation:
+def explain(target: Any, *args: Any, run: bool = True, **kwargs: Any) -> Any:
     """The kernels that compute ``target`` (an array, a list of arrays, or a
     function called with ``args``): fused ops, why each result is written,
-    bytes, flops and, when run, measured times."""
+    bytes, flops and, when run, measured times. For a ``@jit`` function
+    with translated loops: the loops' translations (``.translation``) above
+    the same ``Explanation``."""
 
 def set_device(name: Literal["auto", "cpu", "gpu", "gpu-prefer", "cpu-prefer"]) -> None:
     """Where work runs; "gpu" raises DeviceError when no GPU is usable."""

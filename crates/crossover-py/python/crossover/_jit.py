@@ -180,7 +180,7 @@ class Jitted:
         return _unflatten(tree, _C._materialize(leaves))
 
 
-def jit(fn: Callable[..., Any] | None = None, *, lazy: bool = False) -> Any:
+def jit(fn: Callable[..., Any] | None = None, *, lazy: bool = False, fallback: str = "python") -> Any:
     """Decorates a plain NumPy function so that it runs as one fused graph.
 
     Array arguments (NumPy arrays, NumPy scalars, crossover arrays) are
@@ -192,9 +192,22 @@ def jit(fn: Callable[..., Any] | None = None, *, lazy: bool = False) -> Any:
 
     NumPy inputs are read in place during the call (``lazy=True`` copies them,
     as the lazy results outlive the call).
+
+    Python ``for`` loops over array elements are translated into the same
+    fused array operations (``crossover._loops``; the forms are listed in
+    docs/python.md). A loop outside those forms makes the function run as
+    plain Python, or through ``numba.njit`` with ``fallback="numba"``, with a
+    ``FallbackWarning`` naming the line and the construct.
     """
+    if fallback not in ("python", "numba"):
+        raise ValueError(f"fallback must be 'python' or 'numba', not {fallback!r}")
     if fn is None:
-        return functools.partial(jit, lazy=lazy)
+        return functools.partial(jit, lazy=lazy, fallback=fallback)
+    from ._loops import LoopJitted, make_plan
+
+    plan = make_plan(fn)
+    if plan is not None:
+        return LoopJitted(fn, lazy, fallback, plan)
     return Jitted(fn, lazy)
 
 
@@ -210,6 +223,8 @@ def explain(target: Any, *args: Any, run: bool = True, **kwargs: Any) -> Any:
         arrays = [target]
     elif isinstance(target, (list, tuple)) and all(isinstance(t, _C.ndarray) for t in target):
         arrays = list(target)
+    elif hasattr(target, "_plan") and isinstance(target, Jitted):
+        return target.explain(args, kwargs, run)  # a function with translated loops
     elif callable(target):
         fn = target._fn if isinstance(target, Jitted) else target
         _, inputs, rebuild = _signature(args, kwargs)

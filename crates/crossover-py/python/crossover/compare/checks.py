@@ -30,6 +30,7 @@ TOL = {
     "svd": 1e-4,  # reconstruction and orthogonality through probes
     "sparse_matmul": 1e-4,
     "conditional_accumulate": 1e-10,
+    "conditional_accumulate_loop": 1e-10,
     "image_pipeline": 1e-4,  # max |got - want|
 }
 #: Monte Carlo: within this many standard deviations of pi.
@@ -260,5 +261,6 @@ def check(workload: str, variant: str, inp: dict, got: Any, cache: dict) -> Chec
         "sparse_matmul": check_sparse_matmul,
         "monte_carlo_pi": check_monte_carlo,
         "conditional_accumulate": check_conditional,
+        "conditional_accumulate_loop": check_conditional,
         "image_pipeline": check_image,
     }[workload](inp, got, cache)

@@ -138,6 +138,7 @@ NUMBA = System(
         "reduction": _reduction,
         "monte_carlo_pi": _monte_carlo,
         "conditional_accumulate": _conditional,
+        "conditional_accumulate_loop": _conditional,
         "image_pipeline": _image,
     },
 )

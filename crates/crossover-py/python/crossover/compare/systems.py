@@ -136,6 +136,7 @@ NUMPY = System(
         "svd": _np_svd,
         "monte_carlo_pi": _np_monte_carlo,
         "conditional_accumulate": _np_conditional,
+        "conditional_accumulate_loop": _np_conditional,
         "image_pipeline": _np_image,
     },
 )
@@ -333,6 +334,29 @@ def _xo_conditional(inp: dict, _: str) -> Case:
     return _xo_case(lambda: xo.where(x > 0.5, x * x, -x).sum(), _item)
 
 
+def conditional_accumulate_loop(data: Any, threshold: float) -> float:
+    """The issue's loop, as users write it (run under ``@xo.jit``)."""
+    result = 0.0
+    for i in range(len(data)):
+        if data[i] > threshold:
+            result += data[i] ** 2
+        else:
+            result -= data[i]
+    return result
+
+
+def _xo_conditional_loop(inp: dict, _: str) -> Case:
+    xo = _xo()
+    f = xo.jit(conditional_accumulate_loop)
+    x = inp["x"]
+    try:
+        devices = sorted({k["device"] for k in xo.explain(f, x, 0.5, run=False).kernels if k.get("device")})
+        chosen = "+".join(devices) or None
+    except Exception:  # explain is a report, never a reason to skip a case
+        chosen = None
+    return Case(lambda: f(x, 0.5), float, chosen)
+
+
 def _xo_image(inp: dict, _: str) -> Case:
     xo = _xo()
     x = xo.asarray(inp["x"])
@@ -358,6 +382,7 @@ CROSSOVER = System(
         "sparse_matmul": _xo_sparse,
         "monte_carlo_pi": _xo_monte_carlo,
         "conditional_accumulate": _xo_conditional,
+        "conditional_accumulate_loop": _xo_conditional_loop,
         "image_pipeline": _xo_image,
     },
 )

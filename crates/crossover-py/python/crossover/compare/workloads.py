@@ -33,6 +33,7 @@ DEFAULT_SIZES: dict[str, tuple[int, ...]] = {
     "sparse_matmul": _BIG,
     "monte_carlo_pi": _BIG,
     "conditional_accumulate": _BIG,
+    "conditional_accumulate_loop": _BIG,
     "image_pipeline": _BASE,
 }
 QUICK_SIZES = (100, 300, 1000)
@@ -151,6 +152,9 @@ WORKLOADS: dict[str, Workload] = {
                  make_monte_carlo),
         Workload("conditional_accumulate", "float64",
                  "N*N float64 elements; sum(where(x > 0.5, x*x, -x))", make_conditional),
+        Workload("conditional_accumulate_loop", "float64",
+                 "N*N float64 elements; the same sum written as a Python loop (crossover: the "
+                 "loop under @xo.jit; NumPy: np.where; Numba: a prange loop)", make_conditional),
         Workload("image_pipeline", "float32",
                  f"N for a batch of {IMAGES} NxN float32 images (standardise, then sin)",
                  make_image, per_size=IMAGES),
@@ -181,7 +185,7 @@ def work(name: str, n: int, inputs: dict) -> tuple[float, float, float]:
         return 8.0 * (nnz_a + nnz_b), 2.0 * nnz_a * nnz_b / n, 0.0
     if name == "monte_carlo_pi":
         return 0.0, 65 * e, e
-    if name == "conditional_accumulate":
+    if name in ("conditional_accumulate", "conditional_accumulate_loop"):
         return 8 * e, 3 * e, 0.0
     if name == "image_pipeline":
         return 12 * IMAGES * e, 30 * IMAGES * e, 0.0
