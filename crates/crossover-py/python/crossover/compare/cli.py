@@ -57,6 +57,9 @@ def _parser(systems: dict[str, System]) -> argparse.ArgumentParser:
                    help="write report.md, results.json, results.csv and plots into this directory")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="stdout: markdown tables (default) or the report JSON")
+    p.add_argument("--ops", action="store_true",
+                   help="the per-op table instead (every ufunc and reduction beside NumPy; "
+                   "`--ops --help` lists its options)")
     return p
 
 
@@ -273,6 +276,10 @@ def _writer(name: str) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if "--ops" in argv:  # the per-op table has its own options (ops.py)
+        from .ops import main as ops_main
+
+        return ops_main([a for a in argv if a != "--ops"])
     try:
         args = parse(argv)
     except SystemExit as e:  # argparse: usage errors are exit status 2, --help 0

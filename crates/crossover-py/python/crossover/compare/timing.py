@@ -62,3 +62,60 @@ def measure(run: Callable[[], Any], method: Method) -> Timing:
     n = len(samples)
     median = samples[n // 2] if n % 2 else 0.5 * (samples[n // 2 - 1] + samples[n // 2])
     return Timing(median_s=median, min_s=samples[0], reps=n)
+
+
+@dataclass(frozen=True)
+class Interleaved:
+    """Side-by-side timing of several systems on one case (the per-op
+    table): ``rounds`` rounds, each running every system once for a batch of
+    calls sized to about ``batch_time`` seconds, in an order rotated each
+    round so that no system always runs right after another; per-call times
+    are the batch time over its calls; a case stops after ``max_time``
+    seconds once three rounds are done."""
+
+    rounds: int
+    batch_time: float
+    max_time: float
+
+    def describe(self) -> str:
+        return (
+            "Inputs are made and converted outside the timed region. Each system runs once as a "
+            "warm-up, checked against a float64 reference computed with NumPy from the same "
+            f"inputs; then {self.rounds} interleaved rounds (fewer past {self.max_time:g} s, at "
+            "least 3) run each system for a batch of calls of about "
+            f"{self.batch_time * 1e3:g} ms, in an order rotated every round; the per-call time "
+            "of a round is its batch time over its calls, and the median and minimum over the "
+            "rounds are reported. Results are freed inside the timed region. Ratios are the "
+            "NumPy time divided by the other time (above 1: faster than NumPy)."
+        )
+
+
+def measure_interleaved(runs: dict[str, Callable[[], Any]], method: Interleaved) -> dict[str, Timing]:
+    """Times every ``runs[name]()`` (already warmed up) in interleaved
+    rounds; ``reps`` counts the calls timed."""
+    clock = time.perf_counter
+    names = list(runs)
+    batch: dict[str, int] = {}
+    for name in names:  # one call each sizes the batches
+        t = clock()
+        runs[name]()
+        one = max(clock() - t, 1e-9)
+        batch[name] = max(1, min(100_000, round(method.batch_time / one)))
+    per_call: dict[str, list[float]] = {name: [] for name in names}
+    start = clock()
+    for r in range(method.rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            run, k = runs[name], batch[name]
+            t = clock()
+            for _ in range(k):
+                run()
+            per_call[name].append((clock() - t) / k)
+        if r >= 2 and clock() - start > method.max_time:
+            break
+    out = {}
+    for name, samples in per_call.items():
+        samples.sort()
+        n = len(samples)
+        median = samples[n // 2] if n % 2 else 0.5 * (samples[n // 2 - 1] + samples[n // 2])
+        out[name] = Timing(median_s=median, min_s=samples[0], reps=n * batch[name])
+    return out
