@@ -495,6 +495,10 @@ X = np.random.default_rng(0).normal(size=(50, 4)) + 3.0
 s = scipy.stats.skew(xo.asarray(X), axis=0)
 assert isinstance(s, xo.ndarray), type(s)
 np.testing.assert_allclose(np.asarray(s), scipy.stats.skew(X, axis=0), rtol=1e-12)
+# zscore assigns into arrays (item assignment).
+z = scipy.stats.zscore(xo.asarray(X), axis=0)
+assert isinstance(z, xo.ndarray), type(z)
+np.testing.assert_allclose(np.asarray(z), scipy.stats.zscore(X, axis=0), rtol=1e-10, atol=1e-12)
 try:
     import sklearn
     from sklearn.metrics.pairwise import linear_kernel
@@ -504,6 +508,11 @@ sklearn.set_config(array_api_dispatch=True)
 k = linear_kernel(xo.asarray(X))
 assert isinstance(k, xo.ndarray), type(k)
 np.testing.assert_allclose(np.asarray(k), X @ X.T, rtol=1e-12)
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
+for scaler in (StandardScaler, MinMaxScaler):
+    t = scaler().fit_transform(xo.asarray(X))
+    assert isinstance(t, xo.ndarray), type(t)
+    np.testing.assert_allclose(np.asarray(t), scaler().fit_transform(X), rtol=1e-10, atol=1e-12)
 print("ok")
 """
 

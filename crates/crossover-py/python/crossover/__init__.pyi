@@ -79,7 +79,9 @@ class ndarray:
         """Basic indexing (ints, slices, None, ...) is a lazy view; integer or
         boolean array indexing runs in NumPy (a fallback)."""
     def __setitem__(self, key: Any, value: Any) -> None:
-        """Always raises TypeError: crossover arrays are immutable."""
+        """NumPy's item assignment; rebinds this object to a host copy with
+        the assignment applied (arrays computed from it before keep their
+        values)."""
     def __iter__(self) -> Any: ...
     def __add__(self, other: _Operand) -> ndarray: ...
     def __radd__(self, other: _Operand) -> ndarray: ...
