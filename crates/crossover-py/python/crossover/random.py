@@ -194,12 +194,13 @@ def permutation(x: Any) -> Any:
 
 
 def shuffle(x: Any) -> None:
-    """Shuffles a NumPy array (or list) in place along its first axis.
-    Crossover arrays are immutable: use ``permutation(x)``."""
-    if isinstance(x, _C.ndarray):
-        raise TypeError("crossover arrays are immutable: use x = crossover.random.permutation(x)")
+    """Shuffles an array (crossover or NumPy) or a list in place along its
+    first axis."""
     order = np.argsort(_engine().random(len(x)).numpy(), kind="stable")
-    x[:] = np.asarray(x)[order] if isinstance(x, np.ndarray) else [x[i] for i in order]
+    if isinstance(x, _C.ndarray):
+        x[...] = x.numpy()[order]
+    else:
+        x[:] = np.asarray(x)[order] if isinstance(x, np.ndarray) else [x[i] for i in order]
 
 
 def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
