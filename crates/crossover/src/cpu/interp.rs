@@ -745,7 +745,7 @@ fn binary<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
         // Float functions (the recorder casts integers to float64); float32
         // is computed in float64 and rounded once.
         BinaryOp::Atan2 => map2(x, y, out, |a, b| T::from_f64(a.to_f64().atan2(b.to_f64()))),
-        BinaryOp::Hypot => map2(x, y, out, |a, b| T::from_f64(a.to_f64().hypot(b.to_f64()))),
+        BinaryOp::Hypot => map2(x, y, out, |a, b| a.hypot(b)),
         _ => unreachable!("comparisons are handled by compare"),
     }
 }

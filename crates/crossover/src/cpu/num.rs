@@ -33,6 +33,8 @@ pub trait Num: Pod {
     fn mul(self, o: Self) -> Self;
     fn div(self, o: Self) -> Self;
     fn pow(self, o: Self) -> Self;
+    /// `sqrt(self² + o²)` (floats; the recorder casts integers to float64).
+    fn hypot(self, o: Self) -> Self;
     fn neg(self) -> Self;
     fn abs(self) -> Self;
     /// NaN-propagating minimum (NumPy's `minimum`).
@@ -86,6 +88,10 @@ macro_rules! int_num {
             #[inline(always)]
             fn pow(self, o: Self) -> Self {
                 ipow(self as i64, o as i64) as $t
+            }
+            #[inline(always)]
+            fn hypot(self, o: Self) -> Self {
+                (self as f64).hypot(o as f64) as $t
             }
             #[inline(always)]
             fn neg(self) -> Self {
@@ -163,6 +169,10 @@ impl Num for u8 {
         self | (o ^ 1)
     }
     #[inline(always)]
+    fn hypot(self, o: Self) -> Self {
+        self | o
+    }
+    #[inline(always)]
     fn neg(self) -> Self {
         self
     }
@@ -227,6 +237,21 @@ macro_rules! float_num {
             fn pow(self, o: Self) -> Self {
                 // In f64 for accuracy (an f32 exp(y*log(x)) loses digits).
                 (self as f64).powf(o as f64) as $t
+            }
+            #[inline(always)]
+            fn hypot(self, o: Self) -> Self {
+                if std::mem::size_of::<$t>() == 4 {
+                    // float32: squares are exact in float64 and cannot
+                    // overflow there, so the plain formula rounds once to
+                    // float32 and vectorises (libm's hypot is a call per
+                    // element). An infinity wins over NaN, as in hypot.
+                    let (a, b) = (self as f64, o as f64);
+                    let r = (a * a + b * b).sqrt();
+                    let inf = a.is_infinite() || b.is_infinite();
+                    (if inf { f64::INFINITY } else { r }) as $t
+                } else {
+                    (self as f64).hypot(o as f64) as $t
+                }
             }
             #[inline(always)]
             fn neg(self) -> Self {

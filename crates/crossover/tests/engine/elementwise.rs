@@ -572,3 +572,60 @@ fn constant_powers_match_pow_and_never_run_it() {
         assert!(i.pow(-1i64).is_err(), "negative int power");
     });
 }
+
+#[test]
+fn hypot_on_edge_values_matches_libm() {
+    on_every_engine(|_e| {
+        let edges = [
+            0.0,
+            -0.0,
+            1e-45,
+            3e38,
+            -3e38,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            2.5,
+            -7.0,
+        ];
+        let (mut xs, mut ys) = (Vec::new(), Vec::new());
+        for &p in &edges {
+            for &q in &edges {
+                xs.push(p);
+                ys.push(q);
+            }
+        }
+        for dtype in [DType::F32, DType::F64] {
+            let round = |v: f64| {
+                if dtype == DType::F32 {
+                    v as f32 as f64
+                } else {
+                    v
+                }
+            };
+            let x = Array::from_slice(&xs, &[xs.len()])
+                .unwrap()
+                .cast(dtype)
+                .unwrap();
+            let y = Array::from_slice(&ys, &[ys.len()])
+                .unwrap()
+                .cast(dtype)
+                .unwrap();
+            let got = Array::binary(BinaryOp::Hypot, &x, &y)
+                .unwrap()
+                .to_vec_f64()
+                .unwrap();
+            for (i, g) in got.iter().enumerate() {
+                let want = round(round(xs[i]).hypot(round(ys[i])));
+                assert!(
+                    g == &want
+                        || (g.is_nan() && want.is_nan())
+                        || (g - want).abs() <= want.abs() * 4e-7,
+                    "{dtype} hypot({}, {}) = {g}, want {want}",
+                    xs[i],
+                    ys[i]
+                );
+            }
+        }
+    });
+}
