@@ -25,14 +25,8 @@ import numpy as np
 import crossover as xo
 
 
-def conditional_accumulate(data, threshold):
-    result = 0.0
-    for i in range(len(data)):
-        if data[i] > threshold:
-            result += data[i] ** 2
-        else:
-            result -= data[i]
-    return result
+# The issue's loop, the same function `python -m crossover.compare` runs.
+from crossover.compare.systems import conditional_accumulate_loop as conditional_accumulate  # noqa: E402
 
 
 def sin_mix(a, b):
@@ -90,6 +84,18 @@ def interleaved(contenders, rounds):
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+def report(py, xo_first, nb_first, med):
+    """Prints one case's figures, ratios against the translated loop."""
+    print(f"  plain Python loop (1M timed, x10): {ms(py)}")
+    print(f"  crossover first call (translate + trace + compile): {ms(xo_first)}")
+    if nb_first is not None:
+        print(f"  Numba first call (compile): {ms(nb_first)}")
+    base = med["crossover @jit loop"]
+    for k, v in med.items():
+        print(f"  {k:28s} {ms(v):>10s}   crossover loop speedup: {v / base:.2f}x")
+    print(f"  crossover loop vs plain Python: {py / base:,.0f}x")
+
+
 def ms(s):
     return f"{s * 1e3:.2f} ms" if s < 10 else f"{s:.1f} s"
 
@@ -131,14 +137,7 @@ def main():
         contenders["Numba parallel prange"] = lambda: kernels[0](x, 0.5)
     med = interleaved(contenders, args.rounds)
     print("\nconditional_accumulate (10M f64)")
-    print(f"  plain Python loop (1M timed, x10): {ms(py)}")
-    print(f"  crossover first call (translate + trace + compile): {ms(xo_first)}")
-    if nb_first is not None:
-        print(f"  Numba first call (compile): {ms(nb_first)}")
-    base = med["crossover @jit loop"]
-    for k, v in med.items():
-        print(f"  {k:28s} {ms(v):>10s}   crossover loop speedup: {v / base:.2f}x")
-    print(f"  crossover loop vs plain Python: {py / base:,.0f}x")
+    report(py, xo_first, nb_first, med)
 
     # ---- sin_mix ----
     js = xo.jit(sin_mix)
@@ -159,14 +158,7 @@ def main():
         contenders["Numba parallel prange"] = lambda: kernels[1](a, b)
     med = interleaved(contenders, args.rounds)
     print("\nout[i] = a[i]*b[i] + sin(a[i]) (10M f64, new array)")
-    print(f"  plain Python loop (1M timed, x10): {ms(py)}")
-    print(f"  crossover first call (translate + trace + compile): {ms(xo_first)}")
-    if nb_first is not None:
-        print(f"  Numba first call (compile): {ms(nb_first)}")
-    base = med["crossover @jit loop"]
-    for k, v in med.items():
-        print(f"  {k:28s} {ms(v):>10s}   crossover loop speedup: {v / base:.2f}x")
-    print(f"  crossover loop vs plain Python: {py / base:,.0f}x")
+    report(py, xo_first, nb_first, med)
 
 
 if __name__ == "__main__":
