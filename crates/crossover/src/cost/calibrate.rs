@@ -225,17 +225,20 @@ pub fn calibrate(
     profile.set_device(cpu);
     match gpu {
         Ok(gpu) => {
-            let (dev, links) = super::calibrate_gpu::calibrate_gpu(
+            let measured = super::calibrate_gpu::calibrate_gpu(
                 gpu,
                 quick,
                 engine_s,
                 &mut |what| tick(what, progress),
                 &mut lines,
             )?;
-            profile.source = format!("{} and {}", profile.source, dev.name);
-            profile.set_device(dev);
+            profile.source = format!("{} and {}", profile.source, measured.device.name);
+            profile.set_device(measured.device);
             profile.links.retain(|l| l.from == l.to);
-            profile.links.extend(links);
+            profile.links.extend(measured.links);
+            for c in measured.curves {
+                profile.set_curve(c);
+            }
         }
         Err(why) => lines.push(format!("gpu: not calibrated: {why}")),
     }
@@ -341,7 +344,7 @@ fn runner_clone(r: &Runner) -> Runner {
     }
 }
 
-fn curve_line(c: &LibraryCurve) -> String {
+pub(super) fn curve_line(c: &LibraryCurve) -> String {
     let pts: Vec<String> = c
         .points
         .iter()

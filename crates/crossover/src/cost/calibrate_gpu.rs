@@ -10,7 +10,7 @@
 //! properties.
 
 use super::calibrate::{measure_bandwidth, measure_rates, median, ready, Runner};
-use super::{DeviceProfile, LinkProfile, Profile, Transfer};
+use super::{DeviceProfile, LibraryCurve, LinkProfile, Profile, Transfer};
 use crate::array::Array;
 use crate::device::{Backend, DeviceKind, Policy};
 use crate::dtype::DType;
@@ -21,7 +21,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Progress steps [`calibrate_gpu`] reports.
-pub const STEPS: usize = 4 + 4;
+pub const STEPS: usize = 4 + 4 + 1;
+
+/// What [`calibrate_gpu`] measures: the device, its links, and the curves
+/// of the library ops it runs.
+pub struct GpuCalibration {
+    pub device: DeviceProfile,
+    pub links: Vec<LinkProfile>,
+    pub curves: Vec<LibraryCurve>,
+}
 
 /// Measures `gpu`. `engine_s` is the engine's own overhead per evaluation
 /// (measured on the CPU), taken out of the launch overhead.
@@ -31,7 +39,7 @@ pub fn calibrate_gpu(
     engine_s: f64,
     tick: &mut dyn FnMut(&str),
     lines: &mut Vec<String>,
-) -> Result<(DeviceProfile, Vec<LinkProfile>)> {
+) -> Result<GpuCalibration> {
     let (mut dev, _) = gpu
         .prior()
         .ok_or_else(|| Error::internal("calibrate", "the GPU backend has no prior"))?;
@@ -121,7 +129,44 @@ pub fn calibrate_gpu(
         tick,
         lines,
     )?;
-    Ok((dev, links))
+    tick("gpu matmul");
+    let curves = matmul_curves(&runner, &dev, quick, lines)?;
+    Ok(GpuCalibration {
+        device: dev,
+        links,
+        curves,
+    })
+}
+
+/// The device's matmul curve per float dtype it computes in (device-timed
+/// products of resident square matrices).
+fn matmul_curves(
+    runner: &Runner,
+    dev: &DeviceProfile,
+    quick: bool,
+    lines: &mut Vec<String>,
+) -> Result<Vec<LibraryCurve>> {
+    let sizes: &[usize] = if quick { &[64, 256] } else { &[64, 256, 512] };
+    let mut curves = Vec::new();
+    for dtype in [DType::F32, DType::F64] {
+        // A device without float64 (or much slower at it) gets no curve.
+        if dtype == DType::F64 && dev.rates.f64_arith < dev.rates.f32_arith / 100.0 {
+            continue;
+        }
+        let mut points = Vec::new();
+        for &n in sizes {
+            let a = runner.resident(ready(&[n, n], dtype, 60 + n as u64)?)?;
+            let b = runner.resident(ready(&[n, n], dtype, 61 + n as u64)?)?;
+            let (t, plan) = runner.time(true, &|| a.matmul(&b))?;
+            if let Some(k) = plan.kernels.iter().find(|k| k.work.library.is_some()) {
+                points.push([k.work.flops(), t]);
+            }
+        }
+        let c = LibraryCurve::fit("matmul", DeviceKind::Gpu, dtype.name(), points);
+        lines.push(super::calibrate::curve_line(&c));
+        curves.push(c);
+    }
+    Ok(curves)
 }
 
 /// A runner forcing kernels onto `gpu`, on an engine of its own.

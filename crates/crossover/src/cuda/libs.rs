@@ -55,6 +55,7 @@ pub fn search_dirs() -> Vec<PathBuf> {
     for site in sites {
         dirs.push(site.join("nvidia/cu13/lib"));
         dirs.push(site.join("nvidia/cuda_nvrtc/lib"));
+        dirs.push(site.join("nvidia/cublas/lib"));
     }
     dirs.retain(|d| d.is_dir());
     dirs.dedup();
@@ -165,6 +166,49 @@ pub fn nvrtc() -> Result<&'static str, String> {
                             .join(", ")
                     }
                 ))
+            }
+        })
+        .as_ref()
+        .map(String::as_str)
+        .map_err(Clone::clone)
+}
+
+/// cuBLAS's sonames with the libraries it needs first, newest first.
+const CUBLAS: [[&str; 2]; 2] = [
+    ["libcublasLt.so.13", "libcublas.so.13"],
+    ["libcublasLt.so.12", "libcublas.so.12"],
+];
+
+/// Loads cuBLAS once per process (cuBLASLt first: cuBLAS opens it by
+/// name). Returns where it came from.
+///
+/// # Errors
+/// Why cuBLAS is not available.
+pub fn cublas() -> Result<&'static str, String> {
+    static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
+    LOADED
+        .get_or_init(|| {
+            let dirs = search_dirs();
+            for set in CUBLAS {
+                let Some(main) = find(&dirs, &[set[1]]) else {
+                    continue;
+                };
+                let dir = main.parent().unwrap_or(Path::new(".")).to_path_buf();
+                if let Some(lt) = find(&[dir], &[set[0]]).or_else(|| find(&dirs, &[set[0]])) {
+                    load_global(&lt)?;
+                }
+                load_global(&main)?;
+                return Ok(main.display().to_string());
+            }
+            // SAFETY: cudarc's probe only opens the library.
+            let present = std::panic::catch_unwind(|| unsafe {
+                cudarc::cublas::sys::is_culib_present()
+            })
+            .unwrap_or(false);
+            if present {
+                Ok("the loader's search path".to_string())
+            } else {
+                Err("cuBLAS (libcublas.so.13) not found; `pip install nvidia-cublas` provides it (matrix products use crossover's own kernel meanwhile)".to_string())
             }
         })
         .as_ref()

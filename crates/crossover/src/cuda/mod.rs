@@ -2,7 +2,8 @@
 //! at run time) as a [`GpuApi`] of the GPU core. The kernels, caches,
 //! memory pooling, residency and planning are the core's (`gpu/`); this
 //! module is only the API calls: discovery, one context and stream, NVRTC
-//! to a CUBIN, stream-ordered memory, launches and timing events.
+//! to a CUBIN, stream-ordered memory, launches and timing events, and
+//! cuBLAS for matrix products ([`blas`]).
 //!
 //! Nothing here runs at import: the driver is initialised (`cuInit`) when
 //! a backend is first opened. A forked child cannot use its parent's
@@ -12,11 +13,12 @@
 //! CI (no GPU needed); the driver calls have not run on a GPU yet (see
 //! docs/gpu.md).
 
+mod blas;
 pub mod libs;
 pub mod nvrtc;
 mod staging;
 
-use crate::gpu::api::{ApiError, Arg, Compiled, DeviceInfo, GpuApi};
+use crate::gpu::api::{ApiError, Arg, Compiled, DeviceInfo, Gemm, GpuApi};
 use crate::gpu::codegen::{Dialect, GROUP};
 use cudarc::driver::result;
 use cudarc::driver::safe::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream};
@@ -56,6 +58,8 @@ pub struct CudaApi {
     staging: Staging,
     /// The process that opened the device (a forked child must not use it).
     pid: u32,
+    /// cuBLAS, made on the first matrix product.
+    blas: blas::Slot,
 }
 
 // SAFETY: the raw pool handle is a process-wide driver object; every use
@@ -237,6 +241,7 @@ impl CudaApi {
                 arch,
                 ptx,
                 pid: std::process::id(),
+                blas: blas::Slot::new(),
             })
         };
         std::panic::catch_unwind(open)
@@ -407,6 +412,10 @@ impl GpuApi for CudaApi {
         self.stream
             .synchronize()
             .map_err(|e| err("cuStreamSynchronize", e))
+    }
+
+    fn gemm(&self, g: &Gemm<'_, CudaMem>) -> Option<Result<CudaTiming, ApiError>> {
+        self.cublas_gemm(g)
     }
 
     fn elapsed(&self, event: &CudaTiming) -> Result<Option<f64>, ApiError> {

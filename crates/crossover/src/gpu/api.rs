@@ -100,6 +100,32 @@ pub enum Arg<'a, M> {
     Bytes(&'a [u8]),
 }
 
+/// One operand of a [`Gemm`] as BLAS reads it: a matrix starting at
+/// `offset` (elements) of `mem`, stored row-major (`column_major` false:
+/// element `(i, j)` at `i * ld + j`) or column-major (at `i + j * ld`),
+/// and the step between batch entries (elements; 0 repeats one matrix).
+pub struct GemmOperand<'a, M> {
+    pub mem: &'a M,
+    pub offset: usize,
+    pub column_major: bool,
+    pub ld: usize,
+    pub batch_stride: usize,
+}
+
+/// A batched matrix product for a vendor library: `c[i] = a[i] @ b[i]`
+/// for `i < batch` (all sizes > 0), `a` `m x k`, `b` `k x n`, `c`
+/// row-major `m x n` and contiguous (entry `i` at `i * m * n`).
+pub struct Gemm<'a, M> {
+    pub dtype: crate::dtype::DType,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub batch: usize,
+    pub a: GemmOperand<'a, M>,
+    pub b: GemmOperand<'a, M>,
+    pub c: &'a M,
+}
+
 /// A compiled module and, where the API can give it, the binary to cache.
 pub struct Compiled<M> {
     pub module: M,
@@ -150,4 +176,9 @@ pub trait GpuApi: Send + Sync + 'static {
     fn synchronize(&self) -> Result<(), ApiError>;
     /// Device seconds of a finished launch (`None` when not measurable).
     fn elapsed(&self, event: &Self::Event) -> Result<Option<f64>, ApiError>;
+    /// Enqueues `g` through the vendor's BLAS (cuBLAS on CUDA). `None`:
+    /// this API has none here (the core runs its own kernel instead).
+    fn gemm(&self, _g: &Gemm<'_, Self::Mem>) -> Option<Result<Self::Event, ApiError>> {
+        None
+    }
 }

@@ -246,6 +246,13 @@ impl Launch {
                     key.stream
                 })
             }
+            Param::Rows
+            | Param::Cols
+            | Param::Inner
+            | Param::RowStride(_)
+            | Param::ColStride(_) => {
+                return Err(format!("{} is a matrix product's parameter", p.name()))
+            }
         })
     }
 }

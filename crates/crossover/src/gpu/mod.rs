@@ -6,8 +6,9 @@
 //! [`cache`]), keeps results in device memory from a caching allocator
 //! ([`memory`]) until the host asks for them, and reports device-measured
 //! kernel times from events after one synchronisation per evaluation.
-//! Library ops are not implemented here (the CUDA backend adds them through
-//! NVIDIA's libraries); complex kernels stay on the CPU.
+//! Matrix products run here too ([`library`]: the API's BLAS where it has
+//! one, else the core's own kernel); the other library ops and complex
+//! kernels stay on the CPU.
 
 pub mod api;
 pub mod cache;
@@ -15,6 +16,7 @@ pub mod codegen;
 pub mod corpus;
 pub mod discover;
 pub mod launch;
+mod library;
 pub mod memory;
 
 pub use api::{DeviceInfo, GpuApi};
@@ -254,6 +256,34 @@ impl<A: GpuApi> GpuBackend<A> {
         Ok(m)
     }
 
+    /// The API memory behind device memory of this backend.
+    fn mem_of<'m>(&self, m: &'m dyn DeviceMemory) -> Result<&'m A::Mem> {
+        m.as_any()
+            .downcast_ref::<GpuMemory<A>>()
+            .map(|g| g.block.mem())
+            .ok_or_else(|| Error::internal("gpu run", "input memory of another device"))
+    }
+
+    /// A result: `block` (`bytes` long) as a row-major `shape` array valid
+    /// only on this device.
+    fn output_value(
+        &self,
+        block: Block<A>,
+        bytes: usize,
+        shape: &[usize],
+        dtype: crate::dtype::DType,
+    ) -> Result<Value> {
+        let mem = Arc::new(GpuMemory {
+            block,
+            bytes,
+            shared: Arc::clone(&self.shared),
+        });
+        Ok(Value {
+            buffer: Arc::new(Buffer::device_only(dtype, crate::shape::numel(shape), mem)?),
+            layout: Layout::contiguous(shape),
+        })
+    }
+
     fn alloc(&self, bytes: usize) -> Result<Block<A>> {
         let sh = &self.shared;
         guard("allocate", &sh.label, || sh.pool.alloc(bytes))
@@ -337,22 +367,7 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
             ));
         }
         match &kernel.body {
-            KernelBody::Library { call, .. } => {
-                use crate::op::Library;
-                // Named one by one: a new library op must say what it does here.
-                let what = match &call.op {
-                    Library::MatMul(_) => "matmul",
-                    Library::Dense(_) => "dense linear algebra",
-                    Library::Fft(_) => "FFT",
-                    Library::SparseDense(_) => "sparse products",
-                    Library::Scan(_) => "cumulative sums and products",
-                };
-                Err(format!(
-                    "{} ({what}) has no {} implementation (GPU library ops use NVIDIA's libraries through CUDA)",
-                    call.op.name(),
-                    self.info().api
-                ))
-            }
+            KernelBody::Library { call, .. } => self.refuse_library(&call.op),
             KernelBody::Fused { .. } => self.refuse(kernel).map(|_| ()),
         }
     }
@@ -434,17 +449,13 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
     }
 
     fn run(&self, k: &BoundKernel<'_>) -> Result<Vec<Value>> {
-        let BoundBody::Fused {
-            program,
-            sources,
-            reduce,
-        } = &k.body
-        else {
-            return Err(Error::Device {
-                op: "run",
-                device: self.shared.label.clone(),
-                msg: format!("{} is not a fused kernel", k.name),
-            });
+        let (program, sources, reduce) = match &k.body {
+            BoundBody::Fused {
+                program,
+                sources,
+                reduce,
+            } => (program, sources, reduce),
+            BoundBody::Library { op, inputs } => return self.run_library(op, inputs),
         };
         let sh = &self.shared;
         let layouts: Vec<&Layout> = sources.iter().map(BoundSource::layout).collect();
@@ -469,12 +480,7 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
         }
         let input_mems: Vec<&A::Mem> = inputs
             .iter()
-            .map(|m| {
-                m.as_any()
-                    .downcast_ref::<GpuMemory<A>>()
-                    .map(|g| g.block.mem())
-                    .ok_or_else(|| Error::internal("gpu run", "input memory of another device"))
-            })
+            .map(|m| self.mem_of(m.as_ref()))
             .collect::<Result<_>>()?;
         let mut outs = Vec::with_capacity(k.outputs.len());
         for (shape, dtype) in &k.outputs {
@@ -523,17 +529,7 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
         let keep = partials;
         let values = outs
             .into_iter()
-            .map(|(block, bytes, shape, dtype)| {
-                let mem = Arc::new(GpuMemory {
-                    block,
-                    bytes,
-                    shared: Arc::clone(sh),
-                });
-                Ok(Value {
-                    buffer: Arc::new(Buffer::device_only(dtype, crate::shape::numel(shape), mem)?),
-                    layout: Layout::contiguous(shape),
-                })
-            })
+            .map(|(block, bytes, shape, dtype)| self.output_value(block, bytes, shape, dtype))
             .collect::<Result<Vec<_>>>();
         // Blocks return to the pool only after the queue is done with them:
         // the pool hands a freed block to a later kernel of the same

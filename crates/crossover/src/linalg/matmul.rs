@@ -107,6 +107,11 @@ pub(crate) fn matmul(a: &Array, b: &Array) -> Result<Array> {
 }
 
 impl MatMul {
+    /// The broadcast batch shape, `m`, `k`, `n` and the operands' dtype.
+    pub fn dims(&self) -> (&[usize], usize, usize, usize, DType) {
+        (&self.batch, self.m, self.k, self.n, self.dtype)
+    }
+
     pub fn name(&self) -> &'static str {
         "matmul"
     }

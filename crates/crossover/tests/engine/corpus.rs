@@ -15,7 +15,13 @@ fn the_corpus_covers_every_kernel_family() {
     let (source, entries) = corpus::source(Dialect::OpenCl).unwrap();
     assert!(kernels.len() >= 400, "{} kernels", kernels.len());
     assert!(entries.len() >= 300, "{} entry points", entries.len());
-    for needle in ["xo_philox", "xo_f64_to_i32", "xo_ipow", "BARRIER()"] {
+    for needle in [
+        "xo_philox",
+        "xo_f64_to_i32",
+        "xo_ipow",
+        "BARRIER()",
+        "_gemm(",
+    ] {
         assert!(source.contains(needle), "no {needle} in the corpus");
     }
 }

@@ -182,7 +182,17 @@ fn kernel_families_for_oclgrind() {
             .item()
             .unwrap();
         assert!(s.is_finite());
-        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 7);
+        // The core's matrix product: partial tiles on both axes and in k,
+        // a transposed operand and a broadcast batch (barriers, local tiles).
+        let (p, xp) = array(&[2, 65, 17], DType::F32, 6, -1.0, 1.0);
+        let (q, xq) = array(&[66, 17], DType::F32, 7, -1.0, 1.0);
+        let r = p.matmul(&q.transpose().unwrap()).unwrap();
+        let got = r.to_vec_f64().unwrap();
+        let want: f64 = (0..17)
+            .map(|k| xp[65 * 17 + 64 * 17 + k] * xq[65 * 17 + k])
+            .sum();
+        assert!((got[65 * 66 + 64 * 66 + 65] - want).abs() < 1e-5);
+        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 8);
     });
 }
 
@@ -631,7 +641,7 @@ fn calibration_measures_the_opencl_device() {
     let (prior, _) = gpu.prior().unwrap();
     let mut steps = 0;
     let mut lines = Vec::new();
-    let (dev, links) = crossover::cost::calibrate_gpu::calibrate_gpu(
+    let measured = crossover::cost::calibrate_gpu::calibrate_gpu(
         gpu,
         true,
         0.0,
@@ -639,6 +649,7 @@ fn calibration_measures_the_opencl_device() {
         &mut lines,
     )
     .unwrap();
+    let (dev, links) = (&measured.device, &measured.links);
     assert_eq!(steps, crossover::cost::calibrate_gpu::STEPS, "{lines:?}");
     let r = &dev.rates;
     for (what, v) in [
@@ -655,9 +666,80 @@ fn calibration_measures_the_opencl_device() {
     assert_ne!(dev.compile_s, prior.compile_s, "compile time not measured");
     assert_ne!(dev.bandwidth, prior.bandwidth, "bandwidth not measured");
     assert_eq!(links.len(), 2);
-    for l in &links {
+    for l in links {
         let t = &l.pageable;
         assert!(t.bandwidth.is_finite() && t.bandwidth > 0.0, "{l:?}");
         assert!(t.latency_s.is_finite() && t.latency_s > 0.0, "{l:?}");
     }
+    // The device's own matmul curve: measured points, rising with the work.
+    let f32_curve = measured
+        .curves
+        .iter()
+        .find(|c| c.op == "matmul" && c.dtype == "float32")
+        .unwrap_or_else(|| panic!("no float32 matmul curve: {lines:#?}"));
+    let small = f32_curve.seconds(2.0 * 64f64.powi(3));
+    let large = f32_curve.seconds(2.0 * 256f64.powi(3));
+    assert!(small > 0.0 && large > small, "{f32_curve:?}");
+}
+
+/// Matrix products run on the OpenCL device as one kernel each (the core's
+/// own GEMM: pocl has no vendor BLAS), across its 64x64 tile and 16-deep
+/// step edges, on both float dtypes, batched and broadcast, and on views.
+#[test]
+fn matmul_runs_on_the_opencl_device_across_tile_edges() {
+    let Some(gpu) = opencl_engine() else { return };
+    gpu.run(|| {
+        for dtype in [DType::F32, DType::F64] {
+            for (m, k, n) in [(63, 16, 65), (64, 17, 64), (129, 33, 1), (1, 100, 130)] {
+                let (a, x) = array(&[m, k], dtype, (m * k) as u64, -1.0, 1.0);
+                let (b, y) = array(&[k, n], dtype, (k * n + 1) as u64, -1.0, 1.0);
+                a.eval().unwrap();
+                b.eval().unwrap();
+                let before = gpu.engine.kernels_run(DeviceKind::Gpu);
+                let c = a.matmul(&b).unwrap();
+                c.eval().unwrap();
+                assert_eq!(
+                    gpu.engine.kernels_run(DeviceKind::Gpu),
+                    before + 1,
+                    "{dtype} {m}x{k}x{n}: the product is one device kernel"
+                );
+                let mut want = vec![0.0; m * n];
+                for i in 0..m {
+                    for j in 0..n {
+                        want[i * n + j] = (0..k).map(|p| x[i * k + p] * y[p * n + j]).sum();
+                    }
+                }
+                // Accumulated in the operands' type (k terms of size <= 1).
+                let tol = rtol(dtype, 4.0 * k as f64);
+                assert_close(
+                    &c.to_vec_f64().unwrap(),
+                    &want,
+                    tol,
+                    tol,
+                    &format!("{dtype} {m}x{k}x{n}"),
+                );
+            }
+        }
+        // A batch against a broadcast, transposed operand.
+        let (a, x) = array(&[3, 70, 20], DType::F64, 41, -1.0, 1.0);
+        let (bt, y) = array(&[66, 20], DType::F64, 42, -1.0, 1.0);
+        let c = a.matmul(&bt.transpose().unwrap()).unwrap();
+        assert_eq!(c.shape(), &[3, 70, 66]);
+        c.eval().unwrap();
+        assert_eq!(
+            c.residency().unwrap().to_string(),
+            "gpu",
+            "the result stays on the device"
+        );
+        let got = c.to_vec_f64().unwrap();
+        for bi in 0..3 {
+            for (i, j) in [(0, 0), (69, 65), (31, 64), (64, 1)] {
+                let want: f64 = (0..20)
+                    .map(|p| x[bi * 1400 + i * 20 + p] * y[j * 20 + p])
+                    .sum();
+                let g = got[bi * 70 * 66 + i * 66 + j];
+                assert!((g - want).abs() < 1e-13, "[{bi},{i},{j}] {g} vs {want}");
+            }
+        }
+    });
 }

@@ -59,7 +59,7 @@ fn tol(d: DType) -> f64 {
 
 #[test]
 fn matmul_matches_reference_on_edge_sizes() {
-    on_every_engine_lenient(|_e| {
+    on_every_engine(|_e| {
         for dtype in [DType::F32, DType::F64] {
             for (m, k, n) in [
                 (1, 1, 1),
@@ -84,7 +84,7 @@ fn matmul_matches_reference_on_edge_sizes() {
 
 #[test]
 fn matmul_large_odd_sizes() {
-    on_every_engine_lenient(|_e| {
+    on_every_engine(|_e| {
         // Crosses faer's blocking and threading thresholds.
         for (m, k, n) in [(1023, 257, 129), (129, 1025, 7)] {
             let a = randn(1, &[m, k], DType::F64);
@@ -102,7 +102,7 @@ fn matmul_large_odd_sizes() {
 
 #[test]
 fn matmul_reads_transposed_and_sliced_views() {
-    on_every_engine_lenient(|_e| {
+    on_every_engine(|_e| {
         let (m, k, n) = (37, 23, 41);
         let at = randn(3, &[k, m], DType::F64); // a = at^T
         let b = randn(4, &[k, n], DType::F64);
@@ -144,7 +144,7 @@ fn matmul_reads_transposed_and_sliced_views() {
 
 #[test]
 fn matmul_batched_broadcasting() {
-    on_every_engine_lenient(|_e| {
+    on_every_engine(|_e| {
         // (2, 1, 4, 3) @ (5, 3, 6) -> (2, 5, 4, 6)
         let a = randn(7, &[2, 1, 4, 3], DType::F64);
         let b = randn(8, &[5, 3, 6], DType::F64);
@@ -187,7 +187,7 @@ fn matmul_batched_broadcasting() {
 
 #[test]
 fn matmul_vectors_follow_numpy() {
-    on_every_engine_lenient(|_e| {
+    on_every_engine(|_e| {
         let a = randn(13, &[4, 3], DType::F64);
         let v = randn(14, &[3], DType::F64);
         let u = randn(15, &[4], DType::F64);
@@ -215,7 +215,7 @@ fn matmul_vectors_follow_numpy() {
 
 #[test]
 fn matmul_feeds_fusion_and_empty_inner() {
-    on_every_engine_lenient(|_e| {
+    on_every_engine(|_e| {
         let a = randn(17, &[8, 5], DType::F64);
         let b = randn(18, &[5, 6], DType::F64);
         let s = a

@@ -12,6 +12,7 @@
 pub mod dialect;
 mod elementwise;
 pub mod expr;
+pub mod gemm;
 pub mod params;
 mod reduce;
 
@@ -66,6 +67,9 @@ pub enum Kind {
         outputs: Vec<DType>,
         strategy: Strategy,
     },
+    /// The core's matrix product of `dtype` operands ([`gemm`]); its
+    /// variant has no program.
+    Gemm { dtype: DType },
 }
 
 /// The structure of one kernel: what its source text depends on.
@@ -102,6 +106,18 @@ pub fn stable_hash(s: &str) -> u64 {
 }
 
 impl Variant {
+    /// The matrix product of `dtype` operands (one variant per dtype: sizes,
+    /// strides and batch offsets are parameters).
+    pub fn gemm(dtype: DType) -> Variant {
+        Variant {
+            program: "gemm".into(),
+            dims: 0,
+            access: Vec::new(),
+            wide: true,
+            kind: Kind::Gemm { dtype },
+        }
+    }
+
     /// The C type of index arithmetic.
     pub fn index_type(&self) -> &'static str {
         if self.wide {
@@ -125,6 +141,20 @@ impl Variant {
                 for p in [Param::Kept, Param::Reduced, Param::Segments, Param::Chunk] {
                     l.push(p, Slot::I64);
                 }
+            }
+            Kind::Gemm { .. } => {
+                for p in [
+                    Param::Rows,
+                    Param::Cols,
+                    Param::Inner,
+                    Param::RowStride(0),
+                    Param::ColStride(0),
+                    Param::RowStride(1),
+                    Param::ColStride(1),
+                ] {
+                    l.push(p, Slot::I64);
+                }
+                return l;
             }
         }
         let strided = self.access.contains(&Access::Strided);
@@ -160,6 +190,7 @@ impl Variant {
                 outputs,
                 strategy,
             } => reduce::render(self, program, &id, ops, outputs, *strategy, &mut body),
+            Kind::Gemm { dtype } => gemm::render(&id, *dtype, &mut body),
         };
         Rendered {
             id,
@@ -171,7 +202,11 @@ impl Variant {
 
     /// Whether the device needs double precision for this variant.
     pub fn needs_fp64(&self, program: &Program) -> bool {
-        expr::needs_fp64(program) || matches!(self.kind, Kind::Reduce { .. })
+        match self.kind {
+            Kind::Gemm { dtype } => dtype == DType::F64,
+            Kind::Reduce { .. } => true,
+            Kind::Elementwise { .. } => expr::needs_fp64(program),
+        }
     }
 }
 

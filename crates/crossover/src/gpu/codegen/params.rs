@@ -48,6 +48,14 @@ pub enum Param {
     /// Random instruction `r`: seed and stream.
     Seed(u32),
     Stream(u32),
+    /// Matrix products: rows and columns of the result, and the inner
+    /// dimension.
+    Rows,
+    Cols,
+    Inner,
+    /// Row and column strides (elements) of operand `o` (0: `a`, 1: `b`).
+    RowStride(u8),
+    ColStride(u8),
 }
 
 impl Param {
@@ -69,6 +77,11 @@ impl Param {
             Param::ArangeLastValue(r) => format!("a{r}_last"),
             Param::Seed(r) => format!("k{r}_seed"),
             Param::Stream(r) => format!("k{r}_stream"),
+            Param::Rows => "m".into(),
+            Param::Cols => "n".into(),
+            Param::Inner => "k".into(),
+            Param::RowStride(o) => format!("{}_rs", ["a", "b"][o as usize & 1]),
+            Param::ColStride(o) => format!("{}_cs", ["a", "b"][o as usize & 1]),
         }
     }
 }

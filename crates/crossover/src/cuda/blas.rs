@@ -1,0 +1,223 @@
+//! cuBLAS for the GPU core's matrix products ([`GpuApi::gemm`]): one
+//! handle per device, created on first use on crossover's stream, from the
+//! cuBLAS that [`super::libs::cublas`] finds. Without cuBLAS the core runs
+//! its own kernel, so a missing library costs speed, never a result.
+//!
+//! cuBLAS is column-major: the row-major product `C = A B` is the
+//! column-major `Cᵀ = Bᵀ Aᵀ`, and an operand stored the other way round
+//! (a transposed view) is read with `CUBLAS_OP_T`, without a copy.
+//! float32 runs in full float32 unless `CROSSOVER_GPU_TF32=1` allows
+//! TF32 tensor cores (about 10 bits of mantissa in the products).
+//!
+//! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
+
+use super::{err, CudaApi, CudaMem, CudaTiming};
+use crate::dtype::DType;
+use crate::gpu::api::{ApiError, Gemm, GemmOperand};
+use cudarc::cublas::sys as blas;
+use cudarc::driver::sys;
+use std::sync::OnceLock;
+
+/// A cuBLAS handle bound to crossover's stream.
+pub(super) struct Handle {
+    raw: blas::cublasHandle_t,
+    pid: u32,
+}
+
+// SAFETY: cuBLAS handles may be used from any thread as long as calls on
+// one handle do not overlap; the GPU core serialises launches.
+unsafe impl Send for Handle {}
+// SAFETY: as above.
+unsafe impl Sync for Handle {}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        if std::process::id() == self.pid {
+            // SAFETY: created by `cublasCreate`, destroyed once.
+            let _ = std::panic::catch_unwind(|| unsafe { blas::cublasDestroy_v2(self.raw) });
+        }
+    }
+}
+
+/// The handle of one device, made on first use (`Err`: why there is none).
+pub(super) type Slot = OnceLock<Result<Handle, String>>;
+
+/// Whether `CROSSOVER_GPU_TF32=1` lets float32 products use TF32.
+fn tf32() -> bool {
+    std::env::var("CROSSOVER_GPU_TF32").is_ok_and(|v| v == "1")
+}
+
+fn status(call: &'static str, s: blas::cublasStatus_t) -> Result<(), ApiError> {
+    match s {
+        blas::cublasStatus_t::CUBLAS_STATUS_SUCCESS => Ok(()),
+        blas::cublasStatus_t::CUBLAS_STATUS_ALLOC_FAILED => {
+            Err(ApiError::oom(call, format!("{s:?}")))
+        }
+        other => Err(ApiError::new(call, format!("{other:?}"))),
+    }
+}
+
+impl CudaApi {
+    /// The cuBLAS handle (made now if needed), or why there is none.
+    fn blas_handle(&self) -> Result<blas::cublasHandle_t, String> {
+        let made = self.blas.get_or_init(|| {
+            super::libs::cublas()?;
+            self.enter("cublasCreate").map_err(|e| e.to_string())?;
+            let make = || -> Result<Handle, ApiError> {
+                let mut raw = std::ptr::null_mut();
+                // SAFETY: cuBLAS is loaded and the context bound; `raw` is
+                // written by the call.
+                status("cublasCreate", unsafe { blas::cublasCreate_v2(&mut raw) })?;
+                let handle = Handle {
+                    raw,
+                    pid: std::process::id(),
+                };
+                // SAFETY: a live handle and crossover's stream (which lives
+                // as long as this API object, and so the handle).
+                status("cublasSetStream", unsafe {
+                    blas::cublasSetStream_v2(raw, self.stream.cu_stream() as blas::cudaStream_t)
+                })?;
+                if tf32() {
+                    // SAFETY: a live handle.
+                    status("cublasSetMathMode", unsafe {
+                        blas::cublasSetMathMode(raw, blas::cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH)
+                    })?;
+                }
+                Ok(handle)
+            };
+            std::panic::catch_unwind(make)
+                .unwrap_or_else(|_| {
+                    Err(ApiError::new(
+                        "cublasCreate",
+                        "cuBLAS is missing a function",
+                    ))
+                })
+                .map_err(|e| e.to_string())
+        });
+        match made {
+            Ok(h) => Ok(h.raw),
+            Err(why) => Err(why.clone()),
+        }
+    }
+
+    /// Enqueues `g` through cuBLAS; `None` when cuBLAS is unavailable.
+    pub(super) fn cublas_gemm(
+        &self,
+        g: &Gemm<'_, CudaMem>,
+    ) -> Option<Result<CudaTiming, ApiError>> {
+        let handle = match self.blas_handle() {
+            Ok(h) => h,
+            Err(why) => {
+                if super::debug_log() {
+                    eprintln!("crossover: cuda: no cuBLAS ({why}); matmul uses crossover's kernel");
+                }
+                return None;
+            }
+        };
+        Some(self.enqueue_gemm(handle, g))
+    }
+
+    fn enqueue_gemm(
+        &self,
+        handle: blas::cublasHandle_t,
+        g: &Gemm<'_, CudaMem>,
+    ) -> Result<CudaTiming, ApiError> {
+        const CALL: &str = "cublasGemmStridedBatched";
+        self.enter(CALL)?;
+        let int = |v: usize| {
+            i32::try_from(v).map_err(|_| ApiError::new(CALL, format!("{v} exceeds a C int")))
+        };
+        let size = g.dtype.size() as u64;
+        let ptr = |o: &GemmOperand<'_, CudaMem>| o.mem.ptr + o.offset as u64 * size;
+        let op = |o: &GemmOperand<'_, CudaMem>| {
+            if o.column_major {
+                blas::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                blas::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        // Column-major Cᵀ (n x m) = Bᵀ (n x k) · Aᵀ (k x m).
+        let (m, n, k, batch) = (int(g.n)?, int(g.m)?, int(g.k)?, int(g.batch)?);
+        let (lda, ldb, ldc) = (int(g.b.ld)?, int(g.a.ld)?, m);
+        let (sa, sb, sc) = (
+            g.b.batch_stride as i64,
+            g.a.batch_stride as i64,
+            (g.m * g.n) as i64,
+        );
+        let timing_event = || {
+            self.ctx
+                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| err("cuEventCreate", e))
+        };
+        let (start, end) = (timing_event()?, timing_event()?);
+        start
+            .record(&self.stream)
+            .map_err(|e| err("cuEventRecord", e))?;
+        let (a, b, c) = (ptr(&g.b), ptr(&g.a), g.c.ptr);
+        let run = || match g.dtype {
+            DType::F32 => {
+                let (one, zero) = (1.0f32, 0.0f32);
+                // SAFETY: device pointers of live allocations that hold every
+                // element the sizes, leading dimensions and batch strides
+                // address (the core derives them from the operands'
+                // layouts); alpha and beta are host scalars read during the
+                // call.
+                unsafe {
+                    blas::cublasSgemmStridedBatched(
+                        handle,
+                        op(&g.b),
+                        op(&g.a),
+                        m,
+                        n,
+                        k,
+                        &one,
+                        a as *const f32,
+                        lda,
+                        sa,
+                        b as *const f32,
+                        ldb,
+                        sb,
+                        &zero,
+                        c as *mut f32,
+                        ldc,
+                        sc,
+                        batch,
+                    )
+                }
+            }
+            DType::F64 => {
+                let (one, zero) = (1.0f64, 0.0f64);
+                // SAFETY: as for float32.
+                unsafe {
+                    blas::cublasDgemmStridedBatched(
+                        handle,
+                        op(&g.b),
+                        op(&g.a),
+                        m,
+                        n,
+                        k,
+                        &one,
+                        a as *const f64,
+                        lda,
+                        sa,
+                        b as *const f64,
+                        ldb,
+                        sb,
+                        &zero,
+                        c as *mut f64,
+                        ldc,
+                        sc,
+                        batch,
+                    )
+                }
+            }
+            _ => blas::cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
+        };
+        let s = std::panic::catch_unwind(run)
+            .map_err(|_| ApiError::new(CALL, "cuBLAS is missing a function"))?;
+        status(CALL, s)?;
+        end.record(&self.stream)
+            .map_err(|e| err("cuEventRecord", e))?;
+        Ok(CudaTiming { start, end })
+    }
+}

@@ -1,0 +1,272 @@
+//! Library ops on the GPU core: which ones a device runs, and running them.
+//!
+//! Matrix products run through the API's BLAS where it has one and can
+//! read the operands' layouts (cuBLAS on CUDA: row- or column-major
+//! matrices, evenly spaced batches), else through the core's own kernel
+//! ([`codegen::gemm`], every API, any strides). Both write the same
+//! row-major result, so the executor cannot tell them apart. The other
+//! library ops run on the CPU, each with its reason.
+
+use super::api::{Gemm, GemmOperand};
+use super::codegen::{self, gemm, Variant, GROUP};
+use super::{guard, GpuApi, GpuBackend};
+use crate::array::Value;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::expr::ir::Program;
+use crate::linalg::{batch_offsets, mat_strides, MatMul};
+use crate::op::Library;
+use crate::shape::numel;
+
+impl<A: GpuApi> GpuBackend<A> {
+    /// Why this device cannot run library op `op`, if it cannot.
+    pub(super) fn refuse_library(&self, op: &Library) -> std::result::Result<(), String> {
+        let info = self.info();
+        // Named one by one: a new library op must say what it does here.
+        let what = match op {
+            Library::MatMul(mm) => {
+                let dtype = mm.dims().4;
+                return match dtype {
+                    DType::F32 | DType::F64 if info.max_group < GROUP => Err(format!(
+                        "{} runs work-groups of at most {} work-items; crossover's kernels use {GROUP}",
+                        info.name, info.max_group
+                    )),
+                    DType::F32 => Ok(()),
+                    DType::F64 if info.fp64 => Ok(()),
+                    DType::F64 => Err(format!("{} has no double precision", info.name)),
+                    d if d.is_complex() => Err(format!("matmul of {d} runs on the CPU only")),
+                    d => Err(format!(
+                        "matmul of {d} runs on the CPU (exact integer products, NumPy's wrapping)"
+                    )),
+                };
+            }
+            Library::Dense(_) => "dense linear algebra",
+            Library::Fft(_) => "FFT",
+            Library::SparseDense(_) => "sparse products",
+            Library::Scan(_) => "cumulative sums and products",
+        };
+        Err(format!(
+            "{} ({what}) has no GPU implementation yet; it runs on the CPU",
+            op.name()
+        ))
+    }
+
+    /// Runs library op `op` (one this device accepted) on `inputs`.
+    pub(super) fn run_library(&self, op: &Library, inputs: &[Value]) -> Result<Vec<Value>> {
+        match op {
+            Library::MatMul(mm) => self.run_matmul(mm, inputs).map(|v| vec![v]),
+            other => Err(Error::Device {
+                op: "run",
+                device: self.shared.label.clone(),
+                msg: format!("{} is not a GPU library op", other.name()),
+            }),
+        }
+    }
+
+    fn run_matmul(&self, mm: &MatMul, inputs: &[Value]) -> Result<Value> {
+        let [a, b] = inputs else {
+            return Err(Error::internal("matmul", "expected two inputs"));
+        };
+        let (batch, m, k, n, dtype) = mm.dims();
+        let nb = numel(batch);
+        let mut shape = batch.to_vec();
+        shape.extend([m, n]);
+        let bytes = nb * m * n * dtype.size();
+        let out = self.alloc(bytes)?;
+        if bytes > 0 {
+            let a_mem = self.resident(&a.buffer)?;
+            let b_mem = self.resident(&b.buffer)?;
+            let (am, bm) = (self.mem_of(a_mem.as_ref())?, self.mem_of(b_mem.as_ref())?);
+            let a_offs = batch_offsets(&a.layout, 2, batch);
+            let b_offs = batch_offsets(&b.layout, 2, batch);
+            let (_, _, ars, acs) = mat_strides(&a.layout);
+            let (_, _, brs, bcs) = mat_strides(&b.layout);
+            let sh = &self.shared;
+            let vendor = match (
+                blas_operand(am, m, k, ars, acs, &a_offs),
+                blas_operand(bm, k, n, brs, bcs, &b_offs),
+            ) {
+                (Some(ao), Some(bo)) if k > 0 => {
+                    let g = Gemm {
+                        dtype,
+                        m,
+                        n,
+                        k,
+                        batch: nb,
+                        a: ao,
+                        b: bo,
+                        c: out.mem(),
+                    };
+                    let _serial = sh.launch.lock().unwrap_or_else(|p| p.into_inner());
+                    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sh.api.gemm(&g)))
+                    {
+                        Ok(r) => r,
+                        Err(_) => Some(Err(super::api::ApiError::new(
+                            "gemm",
+                            "the BLAS library panicked",
+                        ))),
+                    }
+                }
+                _ => None,
+            };
+            let event = match vendor {
+                Some(r) => r.map_err(|e| super::api_error("matmul", &sh.label, e))?,
+                None => {
+                    let strides = [ars, acs, brs, bcs].map(|s| s as i64);
+                    let offs: Vec<i64> = a_offs
+                        .iter()
+                        .zip(&b_offs)
+                        .flat_map(|(&x, &y)| [x as i64, y as i64])
+                        .collect();
+                    self.core_gemm(dtype, (nb, m, k, n), strides, &offs, am, bm, out.mem())?
+                }
+            };
+            sh.pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(vec![event]);
+            // The inputs' memory stays alive with their buffers; blocks the
+            // queue still reads return to the pool in queue order.
+        }
+        self.output_value(out, bytes, &shape, dtype)
+    }
+
+    /// Enqueues the core's matrix-product kernel.
+    #[allow(clippy::too_many_arguments)]
+    fn core_gemm(
+        &self,
+        dtype: DType,
+        (nb, m, k, n): (usize, usize, usize, usize),
+        [ars, acs, brs, bcs]: [i64; 4],
+        offs: &[i64],
+        a: &A::Mem,
+        b: &A::Mem,
+        c: &A::Mem,
+    ) -> Result<A::Event> {
+        use codegen::params::{Param, Value as P};
+        let sh = &self.shared;
+        let variant = Variant::gemm(dtype);
+        let entry = guard("compile", &sh.label, || {
+            sh.cache
+                .get(&sh.api, sh.features, &variant, &Program::default())
+        })?;
+        let params = entry
+            .rendered
+            .params
+            .pack(|p| {
+                Ok(P::I64(match p {
+                    Param::Rows => m as i64,
+                    Param::Cols => n as i64,
+                    Param::Inner => k as i64,
+                    Param::RowStride(0) => ars,
+                    Param::ColStride(0) => acs,
+                    Param::RowStride(_) => brs,
+                    Param::ColStride(_) => bcs,
+                    other => return Err(format!("matmul has no parameter {}", other.name())),
+                }))
+            })
+            .map_err(|m| Error::internal("gpu params", m))?;
+        let table: Vec<u8> = offs.iter().flat_map(|o| o.to_ne_bytes()).collect();
+        let offsets = self.alloc(table.len())?;
+        guard("copy to device", &sh.label, || {
+            sh.api.write(offsets.mem(), &table)
+        })?;
+        let groups = gemm::groups(nb, m, n);
+        let _serial = sh.launch.lock().unwrap_or_else(|p| p.into_inner());
+        let args = [
+            super::Arg::Bytes(&params),
+            super::Arg::Mem(a),
+            super::Arg::Mem(b),
+            super::Arg::Mem(offsets.mem()),
+            super::Arg::Mem(c),
+        ];
+        guard("launch", &sh.label, || {
+            sh.api.launch(&entry.module, 0, groups, &args)
+        })
+    }
+}
+
+/// How BLAS reads an `rows x cols` operand with strides `rs`, `cs` and
+/// per-batch offsets `offs`, or `None` when it cannot (no unit stride,
+/// negative or broadcast strides, unevenly spaced batches, sizes past a C
+/// `int`).
+fn blas_operand<'m, M>(
+    mem: &'m M,
+    rows: usize,
+    cols: usize,
+    rs: isize,
+    cs: isize,
+    offs: &[isize],
+) -> Option<GemmOperand<'m, M>> {
+    let fits = |v: usize| i32::try_from(v).is_ok();
+    if !(fits(rows) && fits(cols)) {
+        return None;
+    }
+    // A dimension of length 1 may have any stride.
+    let (rs, cs) = (
+        if rows == 1 { cols.max(1) as isize } else { rs },
+        if cols == 1 { 1 } else { cs },
+    );
+    let (column_major, ld) = if cs == 1 && rs >= cols.max(1) as isize {
+        (false, rs as usize)
+    } else {
+        let (rs, cs) = (
+            if rows == 1 { 1 } else { rs },
+            if cols == 1 { rows.max(1) as isize } else { cs },
+        );
+        if rs == 1 && cs >= rows.max(1) as isize {
+            (true, cs as usize)
+        } else {
+            return None;
+        }
+    };
+    let first = *offs.first()?;
+    let step = offs.get(1).map_or(0, |&o| o - first);
+    let even = offs
+        .iter()
+        .enumerate()
+        .all(|(i, &o)| o == first + i as isize * step);
+    if first < 0 || step < 0 || !even || !fits(ld) {
+        return None;
+    }
+    Some(GemmOperand {
+        mem,
+        offset: first as usize,
+        column_major,
+        ld,
+        batch_stride: step as usize,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blas_operand;
+
+    #[test]
+    fn blas_reads_row_and_column_major_operands_and_refuses_the_rest() {
+        let op = |r, c, rs, cs, offs: &[isize]| {
+            blas_operand(&(), r, c, rs, cs, offs).map(|o| (o.column_major, o.ld, o.batch_stride))
+        };
+        assert_eq!(op(3, 4, 4, 1, &[0]), Some((false, 4, 0)));
+        assert_eq!(
+            op(3, 4, 1, 3, &[0]),
+            Some((true, 3, 0)),
+            "a transposed view"
+        );
+        assert_eq!(
+            op(3, 4, 8, 1, &[2, 26]),
+            Some((false, 8, 24)),
+            "a sliced batch"
+        );
+        assert_eq!(op(1, 4, 0, 1, &[0]), Some((false, 4, 0)), "one row");
+        assert_eq!(op(3, 4, 2, 6, &[0]), None, "no unit stride");
+        assert_eq!(op(3, 4, -4, 1, &[8]), None, "reversed rows");
+        assert_eq!(op(3, 4, 0, 1, &[0]), None, "broadcast rows");
+        assert_eq!(op(3, 4, 4, 1, &[0, 12, 30]), None, "uneven batches");
+        assert_eq!(
+            op(3, 4, 4, 1, &[0, 0, 0]),
+            Some((false, 4, 0)),
+            "a broadcast batch"
+        );
+    }
+}
