@@ -1,7 +1,7 @@
 //! A corpus of every kernel family the GPU codegen makes: each unary and
 //! binary op on each dtype, casts, `where`, arange/linspace, uniform and
 //! normal draws, every reduction kind on every axis layout and dtype, the
-//! matrix product of each float dtype,
+//! dense and sparse matrix products of each float dtype,
 //! contiguous, strided, broadcast and sliced inputs of 1 to 8 dims, and
 //! 32- and 64-bit index arithmetic. CI compiles all of it at once, as one
 //! program per API (OpenCL on pocl, NVRTC for NVIDIA architectures), so a
@@ -157,8 +157,13 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
     }
     // The core's matrix products (library kernels with generated code).
     for d in [DType::F32, DType::F64] {
-        let r = super::codegen::Variant::gemm(d).render(&crate::expr::ir::Program::default());
-        bodies.entry(r.id).or_insert((r.body, r.entries));
+        for v in [
+            super::codegen::Variant::gemm(d),
+            super::codegen::Variant::spmm(d),
+        ] {
+            let r = v.render(&crate::expr::ir::Program::default());
+            bodies.entry(r.id).or_insert((r.body, r.entries));
+        }
     }
     let mut source = prelude(dialect, Features { fp64: true });
     let mut entries = Vec::new();

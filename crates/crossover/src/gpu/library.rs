@@ -3,12 +3,16 @@
 //! Matrix products run through the API's BLAS where it has one and can
 //! read the operands' layouts (cuBLAS on CUDA: row- or column-major
 //! matrices, evenly spaced batches), else through the core's own kernel
-//! ([`codegen::gemm`], every API, any strides). Both write the same
-//! row-major result, so the executor cannot tell them apart. The other
-//! library ops run on the CPU, each with its reason.
+//! ([`super::codegen::gemm`], every API, any strides). Both write the
+//! same row-major result, so the executor cannot tell them apart. Sparse
+//! CSR products run through the core's kernel, the matrix's arrays
+//! uploaded once per matrix. The other library ops run on the CPU, each
+//! with its reason.
 
-use super::api::{Gemm, GemmOperand};
-use super::codegen::{self, gemm, Variant, GROUP};
+use super::api::{Arg, Gemm, GemmOperand};
+use super::codegen::params::{Param, Value as PackedValue};
+use super::codegen::{gemm, Variant, GROUP};
+use super::memory::Block;
 use super::{guard, GpuApi, GpuBackend};
 use crate::array::Value;
 use crate::dtype::DType;
@@ -17,6 +21,8 @@ use crate::expr::ir::Program;
 use crate::linalg::{batch_offsets, mat_strides, MatMul};
 use crate::op::Library;
 use crate::shape::numel;
+use crate::sparse::{CsrData, SpMM, Values};
+use std::sync::{Arc, Mutex, Weak};
 
 impl<A: GpuApi> GpuBackend<A> {
     /// Why this device cannot run library op `op`, if it cannot.
@@ -40,9 +46,16 @@ impl<A: GpuApi> GpuBackend<A> {
                     )),
                 };
             }
+            Library::SparseDense(sp) => {
+                return match sp.parts().0.values.dtype() {
+                    DType::F64 if !info.fp64 => {
+                        Err(format!("{} has no double precision", info.name))
+                    }
+                    _ => Ok(()),
+                };
+            }
             Library::Dense(_) => "dense linear algebra",
             Library::Fft(_) => "FFT",
-            Library::SparseDense(_) => "sparse products",
             Library::Scan(_) => "cumulative sums and products",
         };
         Err(format!(
@@ -52,9 +65,15 @@ impl<A: GpuApi> GpuBackend<A> {
     }
 
     /// Runs library op `op` (one this device accepted) on `inputs`.
-    pub(super) fn run_library(&self, op: &Library, inputs: &[Value]) -> Result<Vec<Value>> {
+    pub(super) fn run_library(
+        &self,
+        op: &Library,
+        inputs: &[Value],
+        outputs: &[(Vec<usize>, DType)],
+    ) -> Result<Vec<Value>> {
         match op {
             Library::MatMul(mm) => self.run_matmul(mm, inputs).map(|v| vec![v]),
+            Library::SparseDense(sp) => self.run_spmm(sp, inputs, outputs).map(|v| vec![v]),
             other => Err(Error::Device {
                 op: "run",
                 device: self.shared.label.clone(),
@@ -143,48 +162,161 @@ impl<A: GpuApi> GpuBackend<A> {
         b: &A::Mem,
         c: &A::Mem,
     ) -> Result<A::Event> {
-        use codegen::params::{Param, Value as P};
+        let table: Vec<u8> = offs.iter().flat_map(|o| o.to_ne_bytes()).collect();
+        let offsets = self.upload_bytes(&table)?;
+        let value = |p: Param| match p {
+            Param::Rows => Ok(m as i64),
+            Param::Cols => Ok(n as i64),
+            Param::Inner => Ok(k as i64),
+            Param::RowStride(0) => Ok(ars),
+            Param::ColStride(0) => Ok(acs),
+            Param::RowStride(_) => Ok(brs),
+            Param::ColStride(_) => Ok(bcs),
+            other => Err(format!("matmul has no parameter {}", other.name())),
+        };
+        self.launch_library_kernel(
+            &Variant::gemm(dtype),
+            value,
+            gemm::groups(nb, m, n),
+            &[a, b, offsets.mem(), c],
+        )
+    }
+
+    /// Enqueues a library kernel of the core (`variant` has no program):
+    /// its parameters from `value`, then `mems` as its buffer arguments.
+    fn launch_library_kernel(
+        &self,
+        variant: &Variant,
+        value: impl Fn(Param) -> std::result::Result<i64, String>,
+        groups: usize,
+        mems: &[&A::Mem],
+    ) -> Result<A::Event> {
         let sh = &self.shared;
-        let variant = Variant::gemm(dtype);
         let entry = guard("compile", &sh.label, || {
             sh.cache
-                .get(&sh.api, sh.features, &variant, &Program::default())
+                .get(&sh.api, sh.features, variant, &Program::default())
         })?;
         let params = entry
             .rendered
             .params
-            .pack(|p| {
-                Ok(P::I64(match p {
-                    Param::Rows => m as i64,
-                    Param::Cols => n as i64,
-                    Param::Inner => k as i64,
-                    Param::RowStride(0) => ars,
-                    Param::ColStride(0) => acs,
-                    Param::RowStride(_) => brs,
-                    Param::ColStride(_) => bcs,
-                    other => return Err(format!("matmul has no parameter {}", other.name())),
-                }))
-            })
+            .pack(|p| value(p).map(PackedValue::I64))
             .map_err(|m| Error::internal("gpu params", m))?;
-        let table: Vec<u8> = offs.iter().flat_map(|o| o.to_ne_bytes()).collect();
-        let offsets = self.alloc(table.len())?;
-        guard("copy to device", &sh.label, || {
-            sh.api.write(offsets.mem(), &table)
-        })?;
-        let groups = gemm::groups(nb, m, n);
+        let mut args = vec![Arg::Bytes(&params)];
+        args.extend(mems.iter().map(|m| Arg::Mem(*m)));
         let _serial = sh.launch.lock().unwrap_or_else(|p| p.into_inner());
-        let args = [
-            super::Arg::Bytes(&params),
-            super::Arg::Mem(a),
-            super::Arg::Mem(b),
-            super::Arg::Mem(offsets.mem()),
-            super::Arg::Mem(c),
-        ];
         guard("launch", &sh.label, || {
             sh.api.launch(&entry.module, 0, groups, &args)
         })
     }
+
+    /// `bytes` in a fresh block of device memory.
+    fn upload_bytes(&self, bytes: &[u8]) -> Result<Block<A>> {
+        let sh = &self.shared;
+        let block = self.alloc(bytes.len())?;
+        guard("copy to device", &sh.label, || {
+            sh.api.write(block.mem(), bytes)
+        })?;
+        Ok(block)
+    }
+
+    fn run_spmm(
+        &self,
+        op: &SpMM,
+        inputs: &[Value],
+        outputs: &[(Vec<usize>, DType)],
+    ) -> Result<Value> {
+        let ([x], [(shape, dtype)]) = (inputs, outputs) else {
+            return Err(Error::internal(
+                "sparse_matmul_dense",
+                "expected one input and output",
+            ));
+        };
+        let (data, k) = op.parts();
+        let rows = data.nrows;
+        let bytes = rows * k * dtype.size();
+        let out = self.alloc(bytes)?;
+        if bytes > 0 {
+            let csr = self.csr_on_device(data)?;
+            let x_mem = self.resident(&x.buffer)?;
+            let l = &x.layout;
+            let (rs, cs) = (
+                l.strides[0] as i64,
+                l.strides.get(1).map_or(0, |&s| s as i64),
+            );
+            let value = |p: Param| match p {
+                Param::Rows => Ok(rows as i64),
+                Param::Cols => Ok(k as i64),
+                Param::Offset(_) => Ok(l.offset as i64),
+                Param::RowStride(_) => Ok(rs),
+                Param::ColStride(_) => Ok(cs),
+                other => Err(format!(
+                    "sparse products have no parameter {}",
+                    other.name()
+                )),
+            };
+            let groups = (rows * k).div_ceil(GROUP).clamp(1, self.shared.max_groups);
+            let event = self.launch_library_kernel(
+                &Variant::spmm(*dtype),
+                value,
+                groups,
+                &[
+                    csr.indptr.mem(),
+                    csr.indices.mem(),
+                    csr.values.mem(),
+                    self.mem_of(x_mem.as_ref())?,
+                    out.mem(),
+                ],
+            )?;
+            self.shared
+                .pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(vec![event]);
+        }
+        self.output_value(out, bytes, shape, *dtype)
+    }
+
+    /// The device copy of a CSR matrix's arrays, uploaded on its first
+    /// product and kept while the matrix lives.
+    fn csr_on_device(&self, data: &Arc<CsrData>) -> Result<Arc<CsrOnDevice<A>>> {
+        let mut cache = self.shared.csr.lock().unwrap_or_else(|p| p.into_inner());
+        cache.retain(|(w, _)| w.strong_count() > 0);
+        if let Some((_, d)) = cache
+            .iter()
+            .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(data)))
+        {
+            return Ok(Arc::clone(d));
+        }
+        let indptr: Vec<u8> = data
+            .indptr
+            .iter()
+            .flat_map(|&p| (p as i64).to_ne_bytes())
+            .collect();
+        let indices: Vec<u8> = data.indices.iter().flat_map(|i| i.to_ne_bytes()).collect();
+        let values: Vec<u8> = match &data.values {
+            Values::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+            Values::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        };
+        let d = Arc::new(CsrOnDevice {
+            indptr: self.upload_bytes(&indptr)?,
+            indices: self.upload_bytes(&indices)?,
+            values: self.upload_bytes(&values)?,
+        });
+        cache.push((Arc::downgrade(data), Arc::clone(&d)));
+        Ok(d)
+    }
 }
+
+/// A CSR matrix's arrays in device memory.
+pub(super) struct CsrOnDevice<A: GpuApi> {
+    indptr: Block<A>,
+    indices: Block<A>,
+    values: Block<A>,
+}
+
+/// Device copies of CSR matrices, each kept while its matrix lives (a
+/// loop of sparse products, PageRank's, uploads its matrix once).
+pub(super) type CsrCache<A> = Mutex<Vec<(Weak<CsrData>, Arc<CsrOnDevice<A>>)>>;
 
 /// How BLAS reads an `rows x cols` operand with strides `rs`, `cs` and
 /// per-batch offsets `offs`, or `None` when it cannot (no unit stride,

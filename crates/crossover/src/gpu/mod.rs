@@ -55,6 +55,8 @@ struct Shared<A: GpuApi> {
     /// The process that opened the device (a forked child must not use it).
     pid: u32,
     max_groups: usize,
+    /// Device copies of sparse matrices.
+    csr: library::CsrCache<A>,
 }
 
 /// Device memory of one buffer on a [`GpuBackend`].
@@ -176,6 +178,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 compiling: Mutex::new(std::collections::HashSet::new()),
                 pid: std::process::id(),
                 max_groups: (info.compute_units.max(1) as usize * 64).clamp(64, 65_535),
+                csr: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -455,7 +458,7 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
                 sources,
                 reduce,
             } => (program, sources, reduce),
-            BoundBody::Library { op, inputs } => return self.run_library(op, inputs),
+            BoundBody::Library { op, inputs } => return self.run_library(op, inputs, &k.outputs),
         };
         let sh = &self.shared;
         let layouts: Vec<&Layout> = sources.iter().map(BoundSource::layout).collect();

@@ -327,6 +327,11 @@ pub(super) fn spmm(a: &Csr, x: &Array) -> Result<Array> {
 }
 
 impl SpMM {
+    /// The sparse matrix's arrays and the dense operand's columns.
+    pub(crate) fn parts(&self) -> (&Arc<CsrData>, usize) {
+        (&self.a.data, self.k)
+    }
+
     pub fn name(&self) -> &'static str {
         "sparse_matmul_dense"
     }

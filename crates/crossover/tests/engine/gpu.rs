@@ -192,7 +192,11 @@ fn kernel_families_for_oclgrind() {
             .map(|k| xp[65 * 17 + 64 * 17 + k] * xq[65 * 17 + k])
             .sum();
         assert!((got[65 * 66 + 64 * 66 + 65] - want).abs() < 1e-5);
-        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 8);
+        // A sparse product (rows with no entries among them).
+        let sp = crossover::sparse::Csr::random(40, 66, 0.05, 8, DType::F32).unwrap();
+        let y = sp.matmul_dense(&q).unwrap();
+        assert_eq!(y.to_vec_f64().unwrap().len(), 40 * 17);
+        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 9);
     });
 }
 
@@ -742,4 +746,71 @@ fn matmul_runs_on_the_opencl_device_across_tile_edges() {
             }
         }
     });
+}
+
+/// Sparse products run on the OpenCL device (one kernel each) with the
+/// CPU's summation order, so their bits equal the CPU's; a loop of
+/// products (PageRank's power iteration) keeps its vector on the device.
+#[test]
+fn sparse_products_run_on_the_opencl_device_with_the_cpus_bits() {
+    use crossover::sparse::Csr;
+    let Some(gpu) = opencl_engine() else { return };
+    for dtype in [DType::F32, DType::F64] {
+        let a = Csr::random(300, 257, 0.03, 9, dtype).unwrap();
+        let (x, _) = array(&[257, 3], dtype, 10, -1.0, 1.0);
+        let (v, _) = array(&[257], dtype, 11, -1.0, 1.0);
+        let on_cpu = (
+            a.matmul_dense(&x).unwrap().to_vec_f64().unwrap(),
+            a.matmul_dense(&v).unwrap().to_vec_f64().unwrap(),
+        );
+        let on_gpu = gpu.run(|| {
+            let before = gpu.engine.kernels_run(DeviceKind::Gpu);
+            let y = a.matmul_dense(&x).unwrap();
+            y.eval().unwrap();
+            assert_eq!(gpu.engine.kernels_run(DeviceKind::Gpu), before + 1);
+            (
+                y.to_vec_f64().unwrap(),
+                a.matmul_dense(&v).unwrap().to_vec_f64().unwrap(),
+            )
+        });
+        assert_eq!(on_gpu, on_cpu, "{dtype}");
+    }
+    // Power iteration on a square matrix: r <- 0.85 A r + 0.15 / n.
+    let n = 500;
+    let a = Csr::random(n, n, 0.01, 12, DType::F64).unwrap();
+    let step = |r: &Array| {
+        a.matmul_dense(r)
+            .unwrap()
+            .mul(0.85)
+            .unwrap()
+            .add(0.15 / n as f64)
+            .unwrap()
+    };
+    let r0 = Array::full(&[n], 1.0 / n as f64, DType::F64).unwrap();
+    let mut want = r0.clone();
+    for _ in 0..5 {
+        want = step(&want);
+        want.eval().unwrap();
+    }
+    let got = gpu.run(|| {
+        let copies = gpu.engine.copies_to(DeviceKind::Gpu);
+        let mut r = r0.clone();
+        for _ in 0..5 {
+            r = step(&r);
+            r.eval().unwrap();
+            assert_eq!(r.residency().unwrap().to_string(), "gpu");
+        }
+        assert!(
+            gpu.engine.copies_to(DeviceKind::Gpu) <= copies + 1,
+            "the vector went to the device once"
+        );
+        r.to_vec_f64().unwrap()
+    });
+    assert_close(
+        &got,
+        &want.to_vec_f64().unwrap(),
+        1e-12,
+        1e-15,
+        "power iteration",
+    );
 }

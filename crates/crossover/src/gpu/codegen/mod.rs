@@ -15,6 +15,7 @@ pub mod expr;
 pub mod gemm;
 pub mod params;
 mod reduce;
+mod spmm;
 
 pub use dialect::{prelude, Dialect, Features};
 
@@ -70,6 +71,8 @@ pub enum Kind {
     /// The core's matrix product of `dtype` operands ([`gemm`]); its
     /// variant has no program.
     Gemm { dtype: DType },
+    /// The core's CSR-times-dense product ([`spmm`]); no program either.
+    Spmm { dtype: DType },
 }
 
 /// The structure of one kernel: what its source text depends on.
@@ -118,6 +121,15 @@ impl Variant {
         }
     }
 
+    /// The CSR-times-dense product of `dtype` values.
+    pub fn spmm(dtype: DType) -> Variant {
+        Variant {
+            program: "spmm".into(),
+            kind: Kind::Spmm { dtype },
+            ..Variant::gemm(dtype)
+        }
+    }
+
     /// The C type of index arithmetic.
     pub fn index_type(&self) -> &'static str {
         if self.wide {
@@ -149,6 +161,18 @@ impl Variant {
                     Param::Inner,
                     Param::RowStride(0),
                     Param::ColStride(0),
+                    Param::RowStride(1),
+                    Param::ColStride(1),
+                ] {
+                    l.push(p, Slot::I64);
+                }
+                return l;
+            }
+            Kind::Spmm { .. } => {
+                for p in [
+                    Param::Rows,
+                    Param::Cols,
+                    Param::Offset(1),
                     Param::RowStride(1),
                     Param::ColStride(1),
                 ] {
@@ -191,6 +215,7 @@ impl Variant {
                 strategy,
             } => reduce::render(self, program, &id, ops, outputs, *strategy, &mut body),
             Kind::Gemm { dtype } => gemm::render(&id, *dtype, &mut body),
+            Kind::Spmm { dtype } => spmm::render(&id, *dtype, &mut body),
         };
         Rendered {
             id,
@@ -203,7 +228,7 @@ impl Variant {
     /// Whether the device needs double precision for this variant.
     pub fn needs_fp64(&self, program: &Program) -> bool {
         match self.kind {
-            Kind::Gemm { dtype } => dtype == DType::F64,
+            Kind::Gemm { dtype } | Kind::Spmm { dtype } => dtype == DType::F64,
             Kind::Reduce { .. } => true,
             Kind::Elementwise { .. } => expr::needs_fp64(program),
         }
