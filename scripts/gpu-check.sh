@@ -62,8 +62,11 @@ run() {
   step tests "$BIN/engine-tests" --test-threads 1
   step calibrate "$BIN/crossover" calibrate --quick
   step bench "$BIN/crossover" bench --device all --quick --format json \
-    elementwise reduction monte_carlo_pi conditional_accumulate image_pipeline
+    elementwise reduction monte_carlo_pi conditional_accumulate image_pipeline matmul sparse_matmul
   cp "$BIN/_crossover.abi3.so" crates/crossover-py/python/crossover/ 2>/dev/null
+  # Zero-copy round trips with CuPy and PyTorch (skips fail here).
+  PYTHONPATH="$PWD/crates/crossover-py/python" step exchange \
+    python3 -m pytest -q -p no:cacheprovider crates/crossover-py/tests/test_exchange.py
   PYTHONPATH="$PWD/crates/crossover-py/python" step compare \
     python3 -m crossover.compare --quick --out "$out/compare"
   echo "== done in $(($(date +%s) - started)) s; logs in $out"

@@ -58,6 +58,6 @@ CROSSOVER_GPU=opencl:pocl CROSSOVER_TEST_DEVICE=gpu-prefer python3 -m pytest -q 
   crates/crossover-py/tests/test_jit.py crates/crossover-py/tests/test_explain_device.py \
   crates/crossover-py/tests/test_dropin.py crates/crossover-py/tests/test_random_legacy.py \
   crates/crossover-py/tests/test_jit_loops.py crates/crossover-py/tests/test_library.py \
-  crates/crossover-py/tests/test_matmul_join.py
+  crates/crossover-py/tests/test_matmul_join.py crates/crossover-py/tests/test_exchange.py
 
 stage "all tests passed"

@@ -136,10 +136,15 @@ impl PyArr {
         )
     }
 
-    /// Where the value lives (``"cpu"``: host memory; the only backend today).
+    /// Where the value lives: ``"gpu"`` when a computed value has a valid
+    /// copy in GPU memory (a GPU kernel made it, or ``to_device`` moved
+    /// it), else ``"cpu"``.
     #[getter]
     fn device(&self) -> &'static str {
-        "cpu"
+        match self.inner().residency() {
+            Some(l) if l.contains(crossover::DeviceKind::Gpu) => "gpu",
+            _ => "cpu",
+        }
     }
 
     /// Whether the value has been computed.

@@ -13,6 +13,7 @@ mod device;
 mod display;
 mod errors;
 mod evaluate;
+mod exchange;
 mod explain;
 mod functions;
 mod library;
@@ -76,6 +77,10 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         library::fft2,
         report::report_tables,
         report::report_write,
+        exchange::_device_address,
+        exchange::_import_cuda,
+        exchange::_move,
+        exchange::_dlpack_capsule,
     );
     Ok(())
 }

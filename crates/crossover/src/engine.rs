@@ -461,6 +461,41 @@ impl Engine {
         Ok(())
     }
 
+    /// A row-major array of `shape` and `dtype` over GPU memory another
+    /// library allocated at `ptr` (a CuPy array, a PyTorch tensor), without
+    /// a copy: it is resident on this engine's GPU, and `keep` (the
+    /// lender's owner object) lives as long as the array's memory.
+    ///
+    /// # Errors
+    /// No GPU, or one that cannot use other libraries' memory (OpenCL).
+    pub fn import_gpu_memory(
+        &self,
+        ptr: u64,
+        shape: &[usize],
+        dtype: crate::dtype::DType,
+        keep: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Result<Array> {
+        let n = crate::shape::numel(shape);
+        let bytes = n
+            .checked_mul(dtype.size())
+            .ok_or_else(|| Error::invalid("import", format!("{n} elements of {dtype} overflow")))?;
+        let gpu = self
+            .backend_or_reason(DeviceKind::Gpu)
+            .map_err(|why| Error::Device {
+                op: "import",
+                device: "gpu".into(),
+                msg: format!(
+                    "CUDA memory of another library needs crossover's CUDA backend: {why}"
+                ),
+            })?;
+        let mem = gpu.import_memory(ptr, bytes, keep)?;
+        let buffer = crate::buffer::Buffer::device_only(dtype, n, mem)?;
+        Ok(Array::from_buffer(
+            buffer,
+            crate::shape::Layout::contiguous(shape),
+        ))
+    }
+
     fn record(&self, measured: &[(String, f64, f64)]) {
         let mut st = self.state();
         for (key, model, secs) in measured {

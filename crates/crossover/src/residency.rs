@@ -78,6 +78,23 @@ pub trait DeviceMemory: Send + Sync + fmt::Debug {
     fn copy_to_host(&self, host: &Buffer) -> Result<()>;
     /// Downcasting hook for the backend that made it.
     fn as_any(&self) -> &dyn std::any::Any;
+    /// Where the memory is, for other GPU libraries (CUDA's
+    /// `__cuda_array_interface__`, DLPack); `None` where it has no address
+    /// they could use (OpenCL buffers, the synthetic GPU's host memory).
+    fn address(&self) -> Option<DeviceAddress> {
+        None
+    }
+}
+
+/// The address of device memory as other GPU libraries name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceAddress {
+    /// `"cuda"`.
+    pub api: &'static str,
+    /// The device's ordinal in that API.
+    pub ordinal: usize,
+    /// The device pointer of the first byte.
+    pub ptr: u64,
 }
 
 /// Where a buffer's contents are valid (host and/or device), with the

@@ -287,6 +287,15 @@ def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, *,
     return r
 
 
+def to_device(a: Any, device: Any, /) -> Any:
+    """``a`` as a crossover array with its values valid on ``device``
+    ("cpu" or "gpu"), copied there now if needed: ``to_device(x, "gpu")``
+    uploads once, and kernels on the GPU then read it without a copy."""
+    from ._exchange import to_device as move
+
+    return move(a if isinstance(a, ndarray) else asarray(a), device)
+
+
 def get_array_module(*args: Any) -> Any:
     """``crossover`` when any argument is a crossover array, else ``numpy``
     (``cupy.get_array_module``)."""

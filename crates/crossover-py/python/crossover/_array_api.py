@@ -169,9 +169,17 @@ def asarray(obj: Any, /, dtype: Any = None, copy: bool | None = None, *,
             device: Any = None) -> Any:
     """A crossover array from an array, a nested sequence, a scalar or a
     buffer (NumPy data is copied in; ``copy=False`` then raises
-    ValueError)."""
+    ValueError). CUDA arrays of other libraries (CuPy, PyTorch: anything
+    with ``__cuda_array_interface__``) are wrapped without a copy and stay
+    on the GPU; ``device=`` moves the result there."""
+    from . import _exchange
+
     _check_device(device)
     _check_dtype(dtype, "asarray")
+    if _exchange.has_cuda_interface(obj):
+        return _exchange.to_device(_exchange.from_cuda(obj, dtype), device)
+    if device is not None:
+        return _exchange.to_device(asarray(obj, dtype, copy), device)
     if isinstance(obj, complex) or (
             type(obj) in (list, tuple) and any(isinstance(v, complex) for v in obj)):
         # The engine's scalars are real: NumPy builds complex data.

@@ -76,38 +76,36 @@ def _mT(self: Any) -> Any:
 
 
 def _to_device(self: Any, device: Any, /, *, stream: Any = None) -> Any:
-    """The array on ``device`` ("cpu", or "gpu" when one is usable). Values
-    are immutable and the engine moves data to where each kernel runs (the
-    cost model or ``set_device`` decide), so this checks the device and
-    returns the array itself."""
-    from ._array_api import _check_device
+    """The array with its values valid on ``device`` ("cpu", or "gpu" when
+    one is usable), copied there now if needed (the standard's
+    ``to_device``; see ``crossover._exchange``)."""
+    from ._exchange import to_device
 
-    if stream is not None:
-        raise ValueError("crossover has no streams to name (stream= must be None)")
-    _check_device(device)
-    return self
+    return to_device(self, device, stream)
 
 
 def _dlpack(self: Any, /, *, stream: Any = None, max_version: Any = None,
             dl_device: Any = None, copy: bool | None = None) -> Any:
-    """A DLPack capsule of the computed values in host memory (no copy
-    unless ``copy=True``); read-only, as crossover arrays are."""
-    if stream is not None:
-        raise BufferError("crossover's arrays live in host memory: stream= must be None")
-    view = self.numpy(copy=bool(copy))
-    kw: dict[str, Any] = {}
-    if max_version is not None:
-        kw["max_version"] = max_version
-    if dl_device is not None:
-        kw["dl_device"] = dl_device
-    if copy is not None:
-        kw["copy"] = copy
-    return view.__dlpack__(**kw)
+    """A DLPack capsule: CUDA memory for a CUDA-resident array, else host
+    memory (no copy unless ``copy=True``); read-only."""
+    from ._exchange import dlpack
+
+    return dlpack(self, stream, max_version, dl_device, copy)
 
 
 def _dlpack_device(self: Any, /) -> tuple[int, int]:
-    """(kDLCPU, 0): crossover hands DLPack consumers host memory."""
-    return (1, 0)
+    """(kDLCUDA, ordinal) for a CUDA-resident array, else (kDLCPU, 0)."""
+    from ._exchange import dlpack_device
+
+    return dlpack_device(self)
+
+
+def _cuda_array_interface(self: Any) -> dict[str, Any]:
+    """CuPy's and PyTorch's zero-copy protocol (v3), for arrays in CUDA
+    memory; AttributeError otherwise."""
+    from ._exchange import cuda_array_interface
+
+    return cuda_array_interface(self)
 
 
 def _complex(self: Any, /) -> complex:
@@ -141,7 +139,8 @@ def install() -> list[str]:
     extras = {"get": _get, "real": property(_real), "imag": property(_imag),
               "__array_namespace__": _array_namespace, "mT": property(_mT),
               "to_device": _to_device, "__dlpack__": _dlpack,
-              "__dlpack_device__": _dlpack_device, "__complex__": _complex}
+              "__dlpack_device__": _dlpack_device, "__complex__": _complex,
+              "__cuda_array_interface__": property(_cuda_array_interface)}
     for op, func in OPERATORS.items():
         extras[f"__{op}__"] = _binary(func, False)
         extras[f"__r{op}__"] = _binary(func, True)

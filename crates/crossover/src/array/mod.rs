@@ -424,6 +424,21 @@ impl Array {
         self.ready_value().map(|v| v.buffer.residency().locations())
     }
 
+    /// Where a computed array's GPU copy is, for other GPU libraries: the
+    /// address of element `[0, 0, ...]` and the layout (strides in
+    /// elements). `None` when it is pending, not valid on a GPU, or on one
+    /// whose memory has no such address (OpenCL).
+    pub fn device_address(&self) -> Option<(crate::residency::DeviceAddress, Layout)> {
+        let v = self.ready_value()?;
+        let r = v.buffer.residency();
+        if !r.is_valid_on(crate::device::DeviceKind::Gpu) {
+            return None;
+        }
+        let mut at = r.device_memory()?.address()?;
+        at.ptr += (v.layout.offset * v.buffer.dtype().size()) as u64;
+        Some((at, v.layout.clone()))
+    }
+
     /// Where the kernels computing this array would run and why (predicted
     /// times per device, copies, the choice and its reason), without
     /// running anything. `to_string()` gives the readable report.

@@ -213,7 +213,7 @@ impl CudaApi {
             }
             _ => blas::cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
         };
-        let s = std::panic::catch_unwind(run)
+        let s = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
             .map_err(|_| ApiError::new(CALL, "cuBLAS is missing a function"))?;
         status(CALL, s)?;
         end.record(&self.stream)

@@ -69,18 +69,21 @@ unsafe impl Send for CudaApi {}
 // SAFETY: as above.
 unsafe impl Sync for CudaApi {}
 
-/// Device memory from the stream-ordered pool.
+/// Device memory from the stream-ordered pool, or lent by another library.
 pub struct CudaMem {
     ptr: sys::CUdeviceptr,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     pid: u32,
+    /// The owner of memory another library lent (a CuPy array, a PyTorch
+    /// tensor): kept alive, and the memory is theirs to free.
+    lender: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Drop for CudaMem {
     fn drop(&mut self) {
-        if std::process::id() != self.pid {
-            return; // the parent's memory: nothing to free here
+        if std::process::id() != self.pid || self.lender.is_some() {
+            return; // the parent's or a lender's memory: not ours to free
         }
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if self.ctx.bind_to_thread().is_ok() {
@@ -294,6 +297,32 @@ impl GpuApi for CudaApi {
             ctx: Arc::clone(&self.ctx),
             stream: Arc::clone(&self.stream),
             pid: self.pid,
+            lender: None,
+        })
+    }
+
+    fn address(&self, mem: &CudaMem) -> Option<(usize, u64)> {
+        Some((self.ctx.ordinal(), mem.ptr))
+    }
+
+    fn import(
+        &self,
+        ptr: u64,
+        keep: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Result<CudaMem, ApiError> {
+        self.enter("cuCtxSynchronize")?;
+        // The lender may still be writing on a stream of its own: wait for
+        // everything queued in the (shared primary) context once, so our
+        // stream's later reads see its results.
+        self.ctx
+            .synchronize()
+            .map_err(|e| err("cuCtxSynchronize", e))?;
+        Ok(CudaMem {
+            ptr,
+            ctx: Arc::clone(&self.ctx),
+            stream: Arc::clone(&self.stream),
+            pid: self.pid,
+            lender: Some(keep),
         })
     }
 

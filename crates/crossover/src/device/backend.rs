@@ -140,6 +140,24 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn run(&self, kernel: &BoundKernel<'_>) -> Result<Vec<Value>>;
     /// Makes `buffer` valid on this device too (a host<->device copy).
     fn copy_in(&self, buffer: &Buffer) -> Result<()>;
+    /// `bytes` of this device's memory at `ptr` that another library
+    /// allocated (a CuPy array, a PyTorch tensor), used without a copy;
+    /// `keep` (their owner) lives as long as the memory is used.
+    ///
+    /// # Errors
+    /// This device cannot use other libraries' memory.
+    fn import_memory(
+        &self,
+        _ptr: u64,
+        _bytes: usize,
+        _keep: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Result<Arc<dyn crate::residency::DeviceMemory>> {
+        Err(crate::error::Error::Device {
+            op: "import",
+            device: self.name(),
+            msg: "this device cannot use memory of other libraries".into(),
+        })
+    }
     /// Waits for everything enqueued and returns the device-measured times
     /// of the kernels run since the last call (empty: the executor's wall
     /// times are the measurements).

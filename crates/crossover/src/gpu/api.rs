@@ -181,4 +181,25 @@ pub trait GpuApi: Send + Sync + 'static {
     fn gemm(&self, _g: &Gemm<'_, Self::Mem>) -> Option<Result<Self::Event, ApiError>> {
         None
     }
+    /// The device ordinal and pointer of `mem` for other libraries (`None`:
+    /// this API's memory has no such address).
+    fn address(&self, _mem: &Self::Mem) -> Option<(usize, u64)> {
+        None
+    }
+    /// Memory at device pointer `ptr` that another library allocated,
+    /// usable once that library's queued work is done; `keep` (its owner)
+    /// lives as long as the returned memory, which is never freed here.
+    fn import(
+        &self,
+        _ptr: u64,
+        _keep: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Result<Self::Mem, ApiError> {
+        Err(ApiError::new(
+            "import",
+            format!(
+                "CUDA memory of another library needs crossover's CUDA backend; this GPU is used through {}",
+                self.info().api
+            ),
+        ))
+    }
 }

@@ -58,10 +58,21 @@ pub struct Pool<A: GpuApi> {
 pub struct Block<A: GpuApi> {
     mem: Option<A::Mem>,
     class: usize,
-    pool: Arc<Pool<A>>,
+    /// `None`: memory another library lent (never pooled).
+    pool: Option<Arc<Pool<A>>>,
 }
 
 impl<A: GpuApi> Block<A> {
+    /// `bytes` of memory another library owns (the API keeps its owner
+    /// alive); never returned to the pool.
+    pub fn lent(mem: A::Mem, bytes: usize) -> Block<A> {
+        Block {
+            mem: Some(mem),
+            class: bytes,
+            pool: None,
+        }
+    }
+
     /// The device memory.
     pub fn mem(&self) -> &A::Mem {
         self.mem.as_ref().expect("a live block holds its memory")
@@ -74,8 +85,8 @@ impl<A: GpuApi> Block<A> {
 
 impl<A: GpuApi> Drop for Block<A> {
     fn drop(&mut self) {
-        if let Some(m) = self.mem.take() {
-            self.pool.give(self.class, m);
+        if let (Some(m), Some(pool)) = (self.mem.take(), &self.pool) {
+            pool.give(self.class, m);
         }
     }
 }
@@ -164,7 +175,7 @@ impl<A: GpuApi> Pool<A> {
         Block {
             mem: Some(m),
             class,
-            pool: Arc::clone(self),
+            pool: Some(Arc::clone(self)),
         }
     }
 

@@ -114,6 +114,17 @@ impl<A: GpuApi> DeviceMemory for GpuMemory<A> {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+
+    fn address(&self) -> Option<crate::residency::DeviceAddress> {
+        let sh = &self.shared;
+        sh.api
+            .address(self.block.mem())
+            .map(|(ordinal, ptr)| crate::residency::DeviceAddress {
+                api: sh.api.info().api,
+                ordinal,
+                ptr,
+            })
+    }
 }
 
 /// Runs an API call, turning a panic inside it into an error.
@@ -543,6 +554,21 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
 
     fn copy_in(&self, buffer: &Buffer) -> Result<()> {
         self.resident(buffer).map(|_| ())
+    }
+
+    fn import_memory(
+        &self,
+        ptr: u64,
+        bytes: usize,
+        keep: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Result<Arc<dyn DeviceMemory>> {
+        let sh = &self.shared;
+        let mem = guard("import", &sh.label, || sh.api.import(ptr, keep))?;
+        Ok(Arc::new(GpuMemory {
+            block: Block::lent(mem, bytes),
+            bytes,
+            shared: Arc::clone(sh),
+        }))
     }
 
     fn prior(&self) -> Option<(DeviceProfile, Vec<LinkProfile>)> {

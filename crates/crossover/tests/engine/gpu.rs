@@ -814,3 +814,35 @@ fn sparse_products_run_on_the_opencl_device_with_the_cpus_bits() {
         "power iteration",
     );
 }
+
+/// Other libraries' memory: an OpenCL device has no address to export and
+/// refuses CUDA pointers with the reason; an engine without a GPU says so.
+#[test]
+fn foreign_gpu_memory_needs_the_cuda_backend() {
+    use std::sync::Arc;
+    let keep: Arc<dyn std::any::Any + Send + Sync> = Arc::new(());
+    let cpu_only = crossover::Engine::new(crossover::Profile::defaults())
+        .with_policy(crossover::Policy::Force(DeviceKind::Cpu));
+    let (a, _) = array(&[100], DType::F32, 1, -1.0, 1.0);
+    a.eval().unwrap();
+    assert!(
+        a.device_address().is_none(),
+        "host memory has no device address"
+    );
+    let e = cpu_only
+        .import_gpu_memory(0x1000, &[4], DType::F32, Arc::clone(&keep))
+        .unwrap_err();
+    assert!(e.to_string().contains("CUDA backend"), "{e}");
+    let Some(gpu) = opencl_engine() else { return };
+    let e = gpu
+        .engine
+        .import_gpu_memory(0x1000, &[4], DType::F32, Arc::clone(&keep))
+        .unwrap_err();
+    assert!(e.to_string().contains("CUDA backend"), "{e}");
+    gpu.run(|| {
+        let y = a.mul(2.0).unwrap();
+        y.eval().unwrap();
+        assert_eq!(y.residency().unwrap().to_string(), "gpu");
+        assert!(y.device_address().is_none(), "OpenCL memory has no address");
+    });
+}

@@ -1,0 +1,152 @@
+"""Zero-copy exchange with the GPU ecosystem (``crossover._exchange``).
+
+Without a CUDA GPU: host arrays have no ``__cuda_array_interface__`` and
+hand DLPack consumers host memory; the DLPack capsule crossover builds for
+device memory is read by NumPy over host memory (same structures, same
+code, another device code); ``to_device`` moves values and ``device``
+reports it; CUDA arrays of other libraries are refused with a clear error
+where there is no CUDA backend. With a CUDA GPU (``scripts/gpu-check.sh``),
+round trips through CuPy and PyTorch keep the values and the pointer.
+"""
+
+import gc
+import os
+
+import numpy as np
+import pytest
+
+import crossover as xo
+from crossover import _crossover as _C
+
+
+class Producer:
+    """A DLPack producer around a ready-made capsule."""
+
+    def __init__(self, capsule, device):
+        self.capsule, self.device = capsule, device
+
+    def __dlpack__(self, **_kw):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64",
+                                   "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (7,), (3, 5), (2, 3, 4)])
+def test_crossovers_dlpack_capsule_is_read_by_numpy(dtype, shape):
+    rng = np.random.default_rng(len(shape))
+    host = (rng.standard_normal(shape) > 0 if dtype == "bool"
+            else (rng.standard_normal(shape) * 5 + 1).astype(dtype))
+    if np.issubdtype(np.dtype(dtype), np.complexfloating):
+        host = host + 1j * rng.standard_normal(shape).astype(host.real.dtype)
+    x = xo.asarray(host)
+    view = np.asarray(x)
+    cap = _C._dlpack_capsule(x, view.ctypes.data, 1, 0)
+    del x, view
+    gc.collect()  # the capsule keeps the array (and its memory) alive
+    got = np.from_dlpack(Producer(cap, (1, 0)))
+    assert got.dtype == np.dtype(dtype) and got.shape == shape
+    np.testing.assert_array_equal(got, host)
+
+
+def test_unconsumed_capsules_are_freed():
+    x = xo.asarray(np.arange(1000.0))
+    ptr = np.asarray(x).ctypes.data
+    for _ in range(2000):
+        _C._dlpack_capsule(x, ptr, 1, 0)
+    gc.collect()
+    np.testing.assert_array_equal(np.asarray(x), np.arange(1000.0))
+
+
+def test_host_arrays_have_no_cuda_interface_and_give_host_dlpack():
+    a = np.random.default_rng(3).standard_normal((4, 6))
+    x = xo.asarray(a) * 2.0
+    assert not hasattr(x, "__cuda_array_interface__")
+    with pytest.raises(AttributeError, match="not in CUDA memory"):
+        x.__cuda_array_interface__
+    assert x.__dlpack_device__() == (1, 0)
+    np.testing.assert_array_equal(np.from_dlpack(x), a * 2.0)
+    with pytest.raises(BufferError, match="stream"):
+        x.__dlpack__(stream=5)
+
+
+def test_to_device_moves_values_and_device_says_where_they_are():
+    a = np.random.default_rng(4).standard_normal(5000)
+    x = xo.asarray(a)  # made on the GPU under CROSSOVER_TEST_DEVICE=gpu-prefer
+    h = xo.to_device(x, "cpu")
+    assert h.device == "cpu" and (h is x) == (x.device == "cpu")
+    np.testing.assert_array_equal(np.asarray(h), a)
+    with pytest.raises(ValueError, match="not one of this machine's devices"):
+        xo.to_device(x, "tpu")
+    with pytest.raises(ValueError, match="stream"):
+        x.to_device("cpu", stream=1)
+    if "gpu" not in xo.__array_namespace_info__().devices():
+        with pytest.raises(ValueError, match="devices"):
+            xo.to_device(x, "gpu")
+        return
+    y = xo.to_device(x, "gpu")
+    assert y is x and x.device == "gpu"
+    np.testing.assert_array_equal(np.asarray(x), a)
+    z = xo.asarray(a, device="gpu")
+    assert z.device == "gpu"
+    np.testing.assert_allclose(np.asarray(xo.sin(z)), np.sin(a), rtol=1e-15, atol=1e-15)
+
+
+class FakeCuda:
+    """An object offering CUDA memory it does not have (never dereferenced
+    where no CUDA backend exists)."""
+
+    def __init__(self, typestr="<f4", strides=None, shape=(3, 4)):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr,
+                                         "data": (0xDEAD000, False), "version": 3,
+                                         "strides": strides}
+
+
+def test_cuda_arrays_of_other_libraries_are_refused_clearly_without_cuda():
+    if cuda_gpu():
+        pytest.skip("a CUDA GPU is here: the round trips below run instead")
+    with pytest.raises(xo.DeviceError, match="CUDA backend"):
+        xo.asarray(FakeCuda())
+    with pytest.raises(ValueError, match="contiguous"):
+        xo.asarray(FakeCuda(strides=(4, 12)))
+    with pytest.raises(xo.DTypeError, match="float16"):
+        xo.asarray(FakeCuda(typestr="<f2"))
+
+
+def cuda_gpu() -> bool:
+    info = xo.info()
+    return "gpu" in info["devices"] and "(cuda" in (info.get("gpu") or "")
+
+
+def need_cuda(module: str):
+    if not cuda_gpu():
+        if os.environ.get("CROSSOVER_REQUIRE_GPU") == "1":
+            pytest.fail("CROSSOVER_REQUIRE_GPU=1 but crossover has no CUDA GPU")
+        pytest.skip("no CUDA GPU (these run in scripts/gpu-check.sh)")
+    return pytest.importorskip(module)
+
+
+def test_cupy_round_trip_shares_device_memory():
+    cp = need_cuda("cupy")
+    a = cp.random.default_rng(5).standard_normal((300, 200), dtype=cp.float32)
+    x = xo.asarray(a)
+    assert x.device == "gpu"
+    ptr, _ordinal, _strides = xo._exchange._cuda_address(x)
+    assert ptr == a.data.ptr, "asarray wrapped CuPy's memory"
+    y = xo.sin(x) * 2.0
+    b = cp.asarray(y)
+    assert b.data.ptr == y.__cuda_array_interface__["data"][0], "CuPy reads ours"
+    np.testing.assert_allclose(cp.asnumpy(b), np.sin(cp.asnumpy(a)) * 2.0, rtol=2e-6, atol=2e-6)
+
+
+def test_torch_round_trip_shares_device_memory():
+    torch = need_cuda("torch")
+    t = torch.randn(257, 33, device="cuda", dtype=torch.float64)
+    x = xo.asarray(t)
+    assert xo._exchange._cuda_address(x)[0] == t.data_ptr()
+    y = x @ x.T
+    u = torch.from_dlpack(y)
+    assert u.device.type == "cuda" and u.data_ptr() == y.__cuda_array_interface__["data"][0]
+    np.testing.assert_allclose(u.cpu().numpy(), (t @ t.T).cpu().numpy(), rtol=1e-12, atol=1e-12)
