@@ -333,14 +333,31 @@ fn fold_lanes<T: RNum>(v: &[T], f: impl Fn(T, T) -> T) -> (T, bool) {
 #[inline(always)]
 fn locate<T: RNum>(v: &[T], m: T, nan: bool, arg: bool, at: u64) -> (T, u64) {
     if nan {
-        let i = v.iter().position(|x| x.is_nan()).unwrap_or(0);
+        let i = first_where(v, |x| x.is_nan());
         return (v[i], at + i as u64);
     }
     if !arg {
         return (m, at);
     }
-    let i = v.iter().position(|&x| x == m).unwrap_or(0);
-    (m, at + i as u64)
+    (m, at + first_where(v, |x| x == m) as u64)
+}
+
+/// The first index where `hit` holds (0 if none), testing a block of lanes
+/// at a time: the block test vectorises, where an early-exit scan of one
+/// element at a time does not (argmax's second pass was most of its time).
+#[inline(always)]
+fn first_where<T: RNum>(v: &[T], hit: impl Fn(T) -> bool) -> usize {
+    let (blocks, rest) = v.as_chunks::<LANES>();
+    for (b, c) in blocks.iter().enumerate() {
+        let mut any = false;
+        for &x in c {
+            any |= hit(x);
+        }
+        if any {
+            return b * LANES + c.iter().position(|&x| hit(x)).unwrap_or(0);
+        }
+    }
+    blocks.len() * LANES + rest.iter().position(|&x| hit(x)).unwrap_or(0)
 }
 
 /// Writes the final value of each op for output position `k`.

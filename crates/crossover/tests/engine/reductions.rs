@@ -305,6 +305,22 @@ fn nans_propagate_and_argmax_finds_the_first() {
             "ties: first occurrence"
         );
         assert_eq!(y.argmin(None).unwrap().item().unwrap(), 3.0);
+        // Ties and NaNs inside long rows, in and across 16-lane blocks and
+        // the 2048-point chunks.
+        for (tie, later, nan) in [(37, 4000, 4099), (2047, 2048, 2049), (15, 16, 4999)] {
+            let mut v: Vec<f64> = values(5000, tie as u64, -1.0, 1.0);
+            v[tie] = 9.0;
+            v[later] = 9.0;
+            v[tie + 1] = -9.0;
+            let a = Array::from_vec(v.clone(), &[5000]).unwrap();
+            assert_eq!(a.argmax(None).unwrap().item().unwrap(), tie as f64);
+            assert_eq!(a.argmin(None).unwrap().item().unwrap(), (tie + 1) as f64);
+            v[nan] = f64::NAN;
+            v[nan - 1] = f64::NAN;
+            let a = Array::from_vec(v, &[5000]).unwrap();
+            assert_eq!(a.argmax(None).unwrap().item().unwrap(), (nan - 1) as f64);
+            assert_eq!(a.argmin(None).unwrap().item().unwrap(), (nan - 1) as f64);
+        }
         // NaN in a column-wise (outer) reduction.
         let mut v = vec![1.0f64; 3 * 1000];
         v[1000 + 17] = f64::NAN;
