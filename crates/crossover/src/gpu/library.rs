@@ -37,6 +37,14 @@ impl<A: GpuApi> GpuBackend<A> {
                         "{} runs work-groups of at most {} work-items; crossover's kernels use {GROUP}",
                         info.name, info.max_group
                     )),
+                    DType::F32 | DType::F64 if info.local_mem_bytes < gemm::local_bytes(dtype) => {
+                        Err(format!(
+                            "{} has {} bytes of local memory per work-group; crossover's matmul kernel needs {}",
+                            info.name,
+                            info.local_mem_bytes,
+                            gemm::local_bytes(dtype)
+                        ))
+                    }
                     DType::F32 => Ok(()),
                     DType::F64 if info.fp64 => Ok(()),
                     DType::F64 => Err(format!("{} has no double precision", info.name)),

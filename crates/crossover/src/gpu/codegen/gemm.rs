@@ -21,6 +21,11 @@ pub const TILE: usize = 64;
 /// Steps of `k` held in local memory at once.
 const DEPTH: usize = 16;
 
+/// Local memory a work-group of the kernel uses for `dtype` operands.
+pub fn local_bytes(dtype: DType) -> u64 {
+    (2 * TILE * DEPTH * dtype.size()) as u64
+}
+
 /// Work-groups for a product of `batch` entries of `m x n` results.
 pub fn groups(batch: usize, m: usize, n: usize) -> usize {
     batch * m.div_ceil(TILE) * n.div_ceil(TILE)
