@@ -150,3 +150,22 @@ def test_torch_round_trip_shares_device_memory():
     u = torch.from_dlpack(y)
     assert u.device.type == "cuda" and u.data_ptr() == y.__cuda_array_interface__["data"][0]
     np.testing.assert_allclose(u.cpu().numpy(), (t @ t.T).cpu().numpy(), rtol=1e-12, atol=1e-12)
+
+
+class HostCopyable(FakeCuda):
+    """A CUDA array stand-in that copies itself to the host like CuPy."""
+
+    def __init__(self, values, method):
+        super().__init__(shape=values.shape)
+        setattr(self, method, lambda: values)
+
+    def __array__(self, *a, **k):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed")
+
+
+@pytest.mark.parametrize("method", ["get", "copy_to_host", "cpu"])
+def test_asnumpy_copies_cuda_arrays_through_their_library(method):
+    values = np.random.default_rng(6).standard_normal((3, 4))
+    np.testing.assert_array_equal(xo.asnumpy(HostCopyable(values, method)), values)
+    with pytest.raises(TypeError, match="no get"):
+        xo.asnumpy(FakeCuda())

@@ -277,9 +277,22 @@ del _elementwise
 def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, *,
             blocking: bool = True) -> Any:
     """The values of ``a`` as a NumPy array (a copy), like ``cupy.asnumpy``;
-    NumPy arrays and other array-likes pass through ``numpy.asarray``."""
+    CUDA arrays of other libraries are copied to the host by their own
+    library (CuPy's ``get``, Numba's ``copy_to_host``, PyTorch's
+    ``cpu()``); NumPy arrays and other array-likes pass through
+    ``numpy.asarray``."""
     if isinstance(a, ndarray):
         return a.get(out=out)
+    from ._exchange import has_cuda_interface
+
+    if has_cuda_interface(a):
+        for to_host in ("get", "copy_to_host", "cpu"):
+            if callable(getattr(a, to_host, None)):
+                a = getattr(a, to_host)()
+                break
+        else:
+            raise TypeError(f"asnumpy: {type(a).__name__} is in CUDA memory and has no "
+                            "get(), copy_to_host() or cpu() to copy it to the host")
     r = _np.asarray(a, order=order)
     if out is not None:
         out[...] = r
