@@ -20,6 +20,25 @@ pub(crate) enum Arith {
     Logical(BinaryOp, &'static str),
 }
 
+/// NumPy's name of a binary op (the function a complex scalar operand is
+/// routed to).
+fn numpy_name(b: BinaryOp) -> &'static str {
+    match b {
+        BinaryOp::Add => "add",
+        BinaryOp::Sub => "subtract",
+        BinaryOp::Mul => "multiply",
+        BinaryOp::Div => "divide",
+        BinaryOp::Pow => "power",
+        BinaryOp::Lt => "less",
+        BinaryOp::Le => "less_equal",
+        BinaryOp::Gt => "greater",
+        BinaryOp::Ge => "greater_equal",
+        BinaryOp::Eq => "equal",
+        BinaryOp::Ne => "not_equal",
+        other => other.name(),
+    }
+}
+
 impl PyArr {
     pub(crate) fn unary(&self, py: Python<'_>, u: UnaryOp) -> PyResult<Py<PyAny>> {
         wrap(py, op(py, Call::Unary(u), &[self.operand()])?)
@@ -38,6 +57,18 @@ impl PyArr {
         let py = other.py();
         if args::defers(other)? {
             return Ok(py.NotImplemented());
+        }
+        if other.is_instance_of::<pyo3::types::PyComplex>() {
+            // The engine's scalars are real; `crossover.<function>` takes a
+            // complex scalar (NEP 50: float32 + 1j is complex64).
+            let f = py.import("crossover")?.getattr(numpy_name(b))?;
+            let me = Py::new(py, PyArr::new(self.inner()))?;
+            let r = if reflected {
+                f.call1((other, me))?
+            } else {
+                f.call1((me, other))?
+            };
+            return Ok(r.unbind());
         }
         let Some(o) = args::operand(other, Intake::Copy)? else {
             return Ok(py.NotImplemented());

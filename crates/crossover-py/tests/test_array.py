@@ -322,3 +322,17 @@ def test_scans_run_in_the_engine_like_numpy(fn, dt, axis, rng):
     want = f(np.abs(a)[::2], axis=0)
     assert chained.dtype == want.dtype
     np.testing.assert_allclose(chained.astype(np.float64), want.astype(np.float64), rtol=2e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("expr", ["x + 1j", "1j + x", "x * (2 - 1j)", "(2 - 1j) * x", "x - 1j",
+                                  "1j - x", "x / (1 + 2j)", "(1 + 2j) / x", "x ** (0.5 + 1j)",
+                                  "x == (2 + 0j)", "x != 1j"])
+def test_operators_take_complex_python_scalars_like_numpy(dtype, expr):
+    a = np.random.default_rng(7).integers(1, 9, 50).astype(dtype)
+    x = xo.asarray(a)
+    got, want = eval(expr, {"x": x}), eval(expr, {"x": a})
+    assert isinstance(got, xo.ndarray)
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (expr, got.dtype, want.dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-6 if want.dtype == np.complex64 else 1e-13)
