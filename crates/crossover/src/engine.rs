@@ -102,6 +102,7 @@ impl Engine {
     /// refinements kept in memory.
     pub fn new(profile: Profile) -> Engine {
         let note = profile.source.clone();
+        apply_cpu_settings(&profile);
         Engine {
             cpu: Arc::new(CpuBackend),
             gpu: Err("no GPU attached to this engine".to_string()),
@@ -268,6 +269,7 @@ impl Engine {
 
     /// Replaces the profile (e.g. after calibration).
     pub fn set_profile(&self, profile: Profile) {
+        apply_cpu_settings(&profile);
         let mut st = self.state();
         st.profile = profile;
         st.dirty = false;
@@ -593,6 +595,17 @@ impl Engine {
 
 /// Runs `f` with the engine current on this thread ([`Engine::scope`], else
 /// the global one).
+/// A calibrated profile's CPU thread-split threshold, for the process (the
+/// CPU backend's pool is the process's).
+fn apply_cpu_settings(profile: &Profile) {
+    if let Some(w) = profile
+        .device(DeviceKind::Cpu)
+        .and_then(|d| d.parallel_min_work)
+    {
+        crate::cpu::set_parallel_min_work(Some(w));
+    }
+}
+
 pub fn with_current<R>(f: impl FnOnce(&Engine) -> R) -> R {
     let scoped = SCOPED_ENGINES.with(|s| s.borrow().last().cloned());
     match scoped {

@@ -84,7 +84,7 @@ pub struct CpuAdvice {
     /// Threads of the engine's pool.
     pub threads: usize,
     /// Elements from which the engine runs the elementwise kernel on its
-    /// pool rather than on the calling thread (`PARALLEL_MIN_WORK`).
+    /// pool rather than on the calling thread (`parallel_min_work()`).
     pub engine_parallel_from: usize,
     /// One thread against all, per size of [`THREAD_SIZES`] (empty with
     /// `--no-measure` or a one-thread pool).
@@ -347,11 +347,11 @@ pub fn predicted_fusion(profile: &Profile, keys: &Keys, n: usize) -> FusionPoint
 
 /// Elements from which the engine runs the elementwise kernel in
 /// parallel: work `n * (1 + flops per point / 4)` reaches
-/// `PARALLEL_MIN_WORK`.
+/// `crossover::cpu::parallel_min_work()` (calibrated, or the default).
 pub fn engine_parallel_from(keys: &Keys) -> usize {
     let w = &Class::Elementwise.kernels(1, keys)[0];
     let per_point = (w.arith + w.transcendental) / w.points.max(1) as f64;
-    (crossover::cpu::PARALLEL_MIN_WORK / (1.0 + per_point / 4.0)).ceil() as usize
+    (crossover::cpu::parallel_min_work() / (1.0 + per_point / 4.0)).ceil() as usize
 }
 
 /// The smallest scanned size from which all threads pay (see [`PAYS`]).
@@ -591,8 +591,8 @@ mod tests {
         // 43 flops per point: work = n * (1 + 43/4) >= 96 Ki.
         let n = engine_parallel_from(&Keys::from_engine());
         let work = |n: usize| n as f64 * (1.0 + 43.0 / 4.0);
-        assert!(work(n) >= crossover::cpu::PARALLEL_MIN_WORK);
-        assert!(work(n - 1) < crossover::cpu::PARALLEL_MIN_WORK);
+        assert!(work(n) >= crossover::cpu::parallel_min_work());
+        assert!(work(n - 1) < crossover::cpu::parallel_min_work());
     }
 
     #[test]

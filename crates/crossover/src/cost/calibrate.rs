@@ -140,7 +140,7 @@ pub fn calibrate(
     } else {
         0
     };
-    let total = 3 + 4 + 2 * mm_sizes.len() + fft_sizes.len() + gpu_steps;
+    let total = 4 + 4 + 2 * mm_sizes.len() + fft_sizes.len() + gpu_steps;
     let mut step = 0;
     let mut tick = |what: &str, progress: &mut dyn FnMut(usize, usize, &str)| {
         progress(step, total, what);
@@ -178,6 +178,10 @@ pub fn calibrate(
         &mut |what| tick(what, progress),
         &mut lines,
     )?;
+
+    // Where splitting a kernel across threads starts to pay.
+    tick("cpu thread split", progress);
+    cpu.parallel_min_work = measure_parallel_min(&runner, quick, &mut lines)?;
 
     let mut profile = Profile::defaults();
     profile.source = format!(
@@ -244,6 +248,64 @@ pub fn calibrate(
     }
     tick("done", progress);
     Ok(Calibration { profile, lines })
+}
+
+/// The kernel work from which running `a + b` on all threads beats the
+/// calling thread alone by 5%, at that size and every larger one measured
+/// (the geometric mean of the work at the last size that did not pay and
+/// the first that did; twice the largest size's work when none paid);
+/// `None` on one thread.
+fn measure_parallel_min(
+    runner: &Runner,
+    quick: bool,
+    lines: &mut Vec<String>,
+) -> Result<Option<f64>> {
+    if crate::cpu::threads() < 2 {
+        lines.push("cpu thread split         : one thread".into());
+        return Ok(None);
+    }
+    let sizes: &[usize] = if quick {
+        &[1 << 17, 1 << 18, 1 << 19, 1 << 20]
+    } else {
+        &[1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21]
+    };
+    // `a + b`: one flop per point, so its work is 1.25 n (the backend's rule).
+    let work = |n: usize| n as f64 * 1.25;
+    let before = crate::cpu::parallel_min_work();
+    let mut pays = Vec::new();
+    let mut detail = Vec::new();
+    for &n in sizes {
+        let (a, b) = (ready(&[n], DType::F32, 70)?, ready(&[n], DType::F32, 71)?);
+        // Wall time (the output's allocation and first touch included, as
+        // a user sees it), the two modes alternated three times, best of
+        // each: a busy machine slows one round, not the comparison.
+        let mut t = [f64::INFINITY; 2];
+        for _ in 0..3 {
+            for (i, threshold) in [f64::MAX, 1.0].into_iter().enumerate() {
+                crate::cpu::set_parallel_min_work(Some(threshold));
+                let r = runner.time_wall(&|| a.add(&b));
+                crate::cpu::set_parallel_min_work(Some(before));
+                t[i] = t[i].min(r?.0);
+            }
+        }
+        pays.push(t[1] < 0.95 * t[0]);
+        detail.push(format!("{n}: {} / {}", time(t[0]), time(t[1])));
+    }
+    // The first size from which every larger one pays.
+    let first = (0..sizes.len()).find(|&i| pays[i..].iter().all(|&p| p));
+    let found = first.map(|i| match i {
+        0 => work(sizes[0]) / std::f64::consts::SQRT_2,
+        i => (work(sizes[i - 1]) * work(sizes[i])).sqrt(),
+    });
+    lines.push(format!(
+        "cpu thread split         : {} (a + b, one thread / all: {})",
+        found.map_or(
+            "never paid up to the largest size".to_string(),
+            |w| format!("from {:.0} weighted points", w)
+        ),
+        detail.join(", ")
+    ));
+    Ok(found.or(Some(work(*sizes.last().unwrap_or(&1)) * 2.0)))
 }
 
 /// Memory bandwidth of `runner`'s device, bytes/s: a light kernel over a

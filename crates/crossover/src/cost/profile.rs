@@ -50,6 +50,12 @@ pub struct DeviceProfile {
     /// compiled kernel from the disk cache costs a fifth of it.
     #[serde(default = "default_compile_s")]
     pub compile_s: f64,
+    /// CPU only: the kernel work (points weighted by `1 + flops/4`) from
+    /// which splitting a kernel across threads pays on this machine, as
+    /// `crossover calibrate` measured it (`None`: the built-in default,
+    /// [`crate::cpu::PARALLEL_MIN_WORK`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_min_work: Option<f64>,
 }
 
 /// [`DeviceProfile::compile_s`] of profiles written before it existed.
@@ -300,6 +306,7 @@ impl Profile {
                 f64_transcendental: 12e9,
             },
             compile_s: 0.0,
+            parallel_min_work: None,
         };
         let gpu = DeviceProfile {
             device: DeviceKind::Gpu,
@@ -313,6 +320,7 @@ impl Profile {
                 f64_transcendental: 5e12,
             },
             compile_s: 0.0,
+            parallel_min_work: None,
         };
         let curve = |device, rate: f64, c: f64| {
             let pts = [1e6, 1e8, 1e10, 1e12]
@@ -614,6 +622,7 @@ impl DeviceProfile {
                 f64_transcendental: f32_arith / 16.0,
             },
             compile_s: 0.0,
+            parallel_min_work: None,
         }
     }
 
@@ -641,6 +650,7 @@ impl DeviceProfile {
                 f64_transcendental: f32_arith / 64.0,
             },
             compile_s: default_compile_s(),
+            parallel_min_work: None,
         }
     }
 }

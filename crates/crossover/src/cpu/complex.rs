@@ -11,7 +11,7 @@
 //! program's output with the ordinary reduction kernels.
 
 use super::gather::{gather, positions, Access};
-use super::{pool, threads, OutPtr, PARALLEL_MIN_WORK};
+use super::{parallel_min_work, pool, threads, OutPtr};
 use crate::array::Value;
 use crate::buffer::Buffer;
 use crate::device::{BoundKernel, BoundSource};
@@ -644,7 +644,7 @@ pub(crate) fn run_fused(
             }
         };
         let work = n as f64 * (4.0 + program.flops_per_point());
-        if work >= PARALLEL_MIN_WORK && threads() > 1 && chunks > 1 {
+        if work >= parallel_min_work() && threads() > 1 && chunks > 1 {
             pool().install(|| (0..chunks).into_par_iter().for_each(task));
         } else {
             (0..chunks).for_each(task);
@@ -683,7 +683,7 @@ pub(crate) fn run_fused(
         .map(|(shape, dtype)| Buffer::alloc(*dtype, crate::shape::numel(shape)))
         .collect::<Result<_>>()?;
     let outs: Vec<OutPtr> = obufs.iter_mut().map(OutPtr::new).collect();
-    let parallel = n as f64 >= PARALLEL_MIN_WORK && threads() > 1;
+    let parallel = n as f64 >= parallel_min_work() && threads() > 1;
     super::reduce::run(&prep, plan, &outs, parallel);
     drop(outs);
     drop(prep);

@@ -33,8 +33,32 @@ use std::sync::{Arc, OnceLock};
 const ELEMENTWISE_TASK: usize = 32 * CHUNK;
 
 /// Below this much work (points weighted by flops) a kernel runs on the
-/// calling thread; dispatching to the pool costs more than it saves.
+/// calling thread; dispatching to the pool costs more than it saves. The
+/// built-in default: `crossover calibrate` measures this machine's
+/// ([`set_parallel_min_work`]).
 pub const PARALLEL_MIN_WORK: f64 = 96.0 * 1024.0;
+
+/// The threshold in force (f64 bits; 0: the default).
+static PARALLEL_MIN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The work from which a kernel is split across threads (see
+/// [`PARALLEL_MIN_WORK`]).
+pub fn parallel_min_work() -> f64 {
+    match PARALLEL_MIN.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => PARALLEL_MIN_WORK,
+        bits => f64::from_bits(bits),
+    }
+}
+
+/// Sets the threshold for the process (`None`: the default). The engine
+/// applies a calibrated profile's value; results do not depend on it
+/// (the work grid is fixed by the shape), only speed does.
+pub fn set_parallel_min_work(work: Option<f64>) {
+    let bits = work
+        .filter(|w| w.is_finite() && *w > 0.0)
+        .map_or(0, f64::to_bits);
+    PARALLEL_MIN.store(bits, std::sync::atomic::Ordering::Relaxed);
+}
 
 static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
 
@@ -185,7 +209,7 @@ fn run_fused(
     let prep = Prepared::new(program, bound)?;
     let n = k.numel();
     let work = n as f64 * (1.0 + program.flops_per_point() / 4.0);
-    let parallel = work >= PARALLEL_MIN_WORK && threads() > 1;
+    let parallel = work >= parallel_min_work() && threads() > 1;
     let mut bufs: Vec<Buffer> = k
         .outputs
         .iter()

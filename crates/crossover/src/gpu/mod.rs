@@ -656,6 +656,7 @@ pub fn prior(info: &DeviceInfo) -> (DeviceProfile, Vec<LinkProfile>) {
             },
             // pocl compiles through LLVM for the host: about 0.5 s a kernel.
             compile_s: 0.5,
+            parallel_min_work: None,
         };
         let t = Transfer {
             latency_s: 10e-6,

@@ -468,3 +468,55 @@ fn library_curve_never_extrapolates_above_the_last_measured_rate() {
     // Inside the points, interpolation is unchanged (exact at a point).
     assert!((c.seconds(1e6) / pts[1][1] - 1.0).abs() < 1e-9);
 }
+
+/// A calibrated thread-split threshold travels in the profile (old files
+/// without it still load) and the engine applies it to the CPU backend.
+#[test]
+fn a_calibrated_thread_split_is_stored_and_applied() {
+    let mut p = crossover::Profile::defaults();
+    let mut cpu = p.device(DeviceKind::Cpu).unwrap().clone();
+    assert_eq!(cpu.parallel_min_work, None);
+    cpu.parallel_min_work = Some(3.5e5);
+    p.set_device(cpu);
+    let json = serde_json::to_string(&p).unwrap();
+    assert!(json.contains("parallel_min_work"));
+    let back: crossover::Profile = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        back.device(DeviceKind::Cpu).unwrap().parallel_min_work,
+        Some(3.5e5)
+    );
+    let old = json.replace(",\"parallel_min_work\":350000.0", "");
+    assert!(!old.contains("parallel_min_work"), "{old}");
+    let old: crossover::Profile = serde_json::from_str(&old).unwrap();
+    assert_eq!(old.device(DeviceKind::Cpu).unwrap().parallel_min_work, None);
+    let _engine = crossover::Engine::new(back);
+    assert_eq!(crossover::cpu::parallel_min_work(), 3.5e5);
+    // Results never depend on it (the grid is the shape's): only speed.
+    let (a, x) = array(&[300_000], DType::F32, 5, -1.0, 1.0);
+    crossover::cpu::set_parallel_min_work(Some(1e12)); // the calling thread only
+    let one = a
+        .mul(3.0)
+        .unwrap()
+        .sum(None, false)
+        .unwrap()
+        .item()
+        .unwrap();
+    crossover::cpu::set_parallel_min_work(None);
+    assert_eq!(
+        crossover::cpu::parallel_min_work(),
+        crossover::cpu::PARALLEL_MIN_WORK
+    );
+    let a2 = Array::from_vec(
+        x.iter().map(|&v| v as f32).collect::<Vec<f32>>(),
+        &[300_000],
+    )
+    .unwrap();
+    let all = a2
+        .mul(3.0)
+        .unwrap()
+        .sum(None, false)
+        .unwrap()
+        .item()
+        .unwrap();
+    assert_eq!(one, all);
+}
