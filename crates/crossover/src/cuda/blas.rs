@@ -154,63 +154,42 @@ impl CudaApi {
             .record(&self.stream)
             .map_err(|e| err("cuEventRecord", e))?;
         let (a, b, c) = (ptr(&g.b), ptr(&g.a), g.c.ptr);
+        // One call per precision: `$f` is cuBLAS's function, `$t` the type.
+        macro_rules! gemm {
+            ($f:ident, $t:ty) => {{
+                let (one, zero): ($t, $t) = (1.0, 0.0);
+                // SAFETY: device pointers of live allocations that hold
+                // every element the sizes, leading dimensions and batch
+                // strides address (the core derives them from the
+                // operands' layouts); alpha and beta are host scalars read
+                // during the call.
+                unsafe {
+                    blas::$f(
+                        handle,
+                        op(&g.b),
+                        op(&g.a),
+                        m,
+                        n,
+                        k,
+                        &one,
+                        a as *const $t,
+                        lda,
+                        sa,
+                        b as *const $t,
+                        ldb,
+                        sb,
+                        &zero,
+                        c as *mut $t,
+                        ldc,
+                        sc,
+                        batch,
+                    )
+                }
+            }};
+        }
         let run = || match g.dtype {
-            DType::F32 => {
-                let (one, zero) = (1.0f32, 0.0f32);
-                // SAFETY: device pointers of live allocations that hold every
-                // element the sizes, leading dimensions and batch strides
-                // address (the core derives them from the operands'
-                // layouts); alpha and beta are host scalars read during the
-                // call.
-                unsafe {
-                    blas::cublasSgemmStridedBatched(
-                        handle,
-                        op(&g.b),
-                        op(&g.a),
-                        m,
-                        n,
-                        k,
-                        &one,
-                        a as *const f32,
-                        lda,
-                        sa,
-                        b as *const f32,
-                        ldb,
-                        sb,
-                        &zero,
-                        c as *mut f32,
-                        ldc,
-                        sc,
-                        batch,
-                    )
-                }
-            }
-            DType::F64 => {
-                let (one, zero) = (1.0f64, 0.0f64);
-                // SAFETY: as for float32.
-                unsafe {
-                    blas::cublasDgemmStridedBatched(
-                        handle,
-                        op(&g.b),
-                        op(&g.a),
-                        m,
-                        n,
-                        k,
-                        &one,
-                        a as *const f64,
-                        lda,
-                        sa,
-                        b as *const f64,
-                        ldb,
-                        sb,
-                        &zero,
-                        c as *mut f64,
-                        ldc,
-                        sc,
-                        batch,
-                    )
-                }
-            }
+            DType::F32 => gemm!(cublasSgemmStridedBatched, f32),
+            DType::F64 => gemm!(cublasDgemmStridedBatched, f64),
             _ => blas::cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
         };
         let s = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))

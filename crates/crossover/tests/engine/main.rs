@@ -9,6 +9,7 @@ mod errors;
 mod expr_fuzz;
 mod fusion;
 mod gpu;
+mod gpu_library;
 mod hostile;
 mod library_complex;
 mod library_fft;

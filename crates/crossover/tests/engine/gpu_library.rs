@@ -1,0 +1,172 @@
+//! Library ops and other libraries' memory on the OpenCL device (pocl in
+//! CI): the GPU core's matrix and sparse products, and what a device
+//! without CUDA does with CUDA pointers.
+
+use crate::common::*;
+use crossover::{Array, DType, DeviceKind};
+
+/// The OpenCL test engine, or `None` (printed; a failure when required).
+fn opencl_engine() -> Option<TestEngine> {
+    engines().into_iter().find(|e| e.name == "opencl")
+}
+
+/// Matrix products run on the OpenCL device as one kernel each (the core's
+/// own GEMM: pocl has no vendor BLAS), across its 64x64 tile and 16-deep
+/// step edges, on both float dtypes, batched and broadcast, and on views.
+#[test]
+fn matmul_runs_on_the_opencl_device_across_tile_edges() {
+    let Some(gpu) = opencl_engine() else { return };
+    gpu.run(|| {
+        for dtype in [DType::F32, DType::F64] {
+            for (m, k, n) in [(63, 16, 65), (64, 17, 64), (129, 33, 1), (1, 100, 130)] {
+                let (a, x) = array(&[m, k], dtype, (m * k) as u64, -1.0, 1.0);
+                let (b, y) = array(&[k, n], dtype, (k * n + 1) as u64, -1.0, 1.0);
+                a.eval().unwrap();
+                b.eval().unwrap();
+                let before = gpu.engine.kernels_run(DeviceKind::Gpu);
+                let c = a.matmul(&b).unwrap();
+                c.eval().unwrap();
+                assert_eq!(
+                    gpu.engine.kernels_run(DeviceKind::Gpu),
+                    before + 1,
+                    "{dtype} {m}x{k}x{n}: the product is one device kernel"
+                );
+                let mut want = vec![0.0; m * n];
+                for i in 0..m {
+                    for j in 0..n {
+                        want[i * n + j] = (0..k).map(|p| x[i * k + p] * y[p * n + j]).sum();
+                    }
+                }
+                // Accumulated in the operands' type (k terms of size <= 1).
+                let tol = rtol(dtype, 4.0 * k as f64);
+                assert_close(
+                    &c.to_vec_f64().unwrap(),
+                    &want,
+                    tol,
+                    tol,
+                    &format!("{dtype} {m}x{k}x{n}"),
+                );
+            }
+        }
+        // A batch against a broadcast, transposed operand.
+        let (a, x) = array(&[3, 70, 20], DType::F64, 41, -1.0, 1.0);
+        let (bt, y) = array(&[66, 20], DType::F64, 42, -1.0, 1.0);
+        let c = a.matmul(&bt.transpose().unwrap()).unwrap();
+        assert_eq!(c.shape(), &[3, 70, 66]);
+        c.eval().unwrap();
+        assert_eq!(
+            c.residency().unwrap().to_string(),
+            "gpu",
+            "the result stays on the device"
+        );
+        let got = c.to_vec_f64().unwrap();
+        for bi in 0..3 {
+            for (i, j) in [(0, 0), (69, 65), (31, 64), (64, 1)] {
+                let want: f64 = (0..20)
+                    .map(|p| x[bi * 1400 + i * 20 + p] * y[j * 20 + p])
+                    .sum();
+                let g = got[bi * 70 * 66 + i * 66 + j];
+                assert!((g - want).abs() < 1e-13, "[{bi},{i},{j}] {g} vs {want}");
+            }
+        }
+    });
+}
+
+/// Sparse products run on the OpenCL device (one kernel each) with the
+/// CPU's summation order, so their bits equal the CPU's; a loop of
+/// products (PageRank's power iteration) keeps its vector on the device.
+#[test]
+fn sparse_products_run_on_the_opencl_device_with_the_cpus_bits() {
+    use crossover::sparse::Csr;
+    let Some(gpu) = opencl_engine() else { return };
+    for dtype in [DType::F32, DType::F64] {
+        let a = Csr::random(300, 257, 0.03, 9, dtype).unwrap();
+        let (x, _) = array(&[257, 3], dtype, 10, -1.0, 1.0);
+        let (v, _) = array(&[257], dtype, 11, -1.0, 1.0);
+        let on_cpu = (
+            a.matmul_dense(&x).unwrap().to_vec_f64().unwrap(),
+            a.matmul_dense(&v).unwrap().to_vec_f64().unwrap(),
+        );
+        let on_gpu = gpu.run(|| {
+            let before = gpu.engine.kernels_run(DeviceKind::Gpu);
+            let y = a.matmul_dense(&x).unwrap();
+            y.eval().unwrap();
+            assert_eq!(gpu.engine.kernels_run(DeviceKind::Gpu), before + 1);
+            (
+                y.to_vec_f64().unwrap(),
+                a.matmul_dense(&v).unwrap().to_vec_f64().unwrap(),
+            )
+        });
+        assert_eq!(on_gpu, on_cpu, "{dtype}");
+    }
+    // Power iteration on a square matrix: r <- 0.85 A r + 0.15 / n.
+    let n = 500;
+    let a = Csr::random(n, n, 0.01, 12, DType::F64).unwrap();
+    let step = |r: &Array| {
+        a.matmul_dense(r)
+            .unwrap()
+            .mul(0.85)
+            .unwrap()
+            .add(0.15 / n as f64)
+            .unwrap()
+    };
+    let r0 = Array::full(&[n], 1.0 / n as f64, DType::F64).unwrap();
+    let mut want = r0.clone();
+    for _ in 0..5 {
+        want = step(&want);
+        want.eval().unwrap();
+    }
+    let got = gpu.run(|| {
+        let copies = gpu.engine.copies_to(DeviceKind::Gpu);
+        let mut r = r0.clone();
+        for _ in 0..5 {
+            r = step(&r);
+            r.eval().unwrap();
+            assert_eq!(r.residency().unwrap().to_string(), "gpu");
+        }
+        assert!(
+            gpu.engine.copies_to(DeviceKind::Gpu) <= copies + 1,
+            "the vector went to the device once"
+        );
+        r.to_vec_f64().unwrap()
+    });
+    assert_close(
+        &got,
+        &want.to_vec_f64().unwrap(),
+        1e-12,
+        1e-15,
+        "power iteration",
+    );
+}
+
+/// Other libraries' memory: an OpenCL device has no address to export and
+/// refuses CUDA pointers with the reason; an engine without a GPU says so.
+#[test]
+fn foreign_gpu_memory_needs_the_cuda_backend() {
+    use std::sync::Arc;
+    let keep: Arc<dyn std::any::Any + Send + Sync> = Arc::new(());
+    let cpu_only = crossover::Engine::new(crossover::Profile::defaults())
+        .with_policy(crossover::Policy::Force(DeviceKind::Cpu));
+    let (a, _) = array(&[100], DType::F32, 1, -1.0, 1.0);
+    a.eval().unwrap();
+    assert!(
+        a.device_address().is_none(),
+        "host memory has no device address"
+    );
+    let e = cpu_only
+        .import_gpu_memory(0x1000, &[4], DType::F32, Arc::clone(&keep))
+        .unwrap_err();
+    assert!(e.to_string().contains("CUDA backend"), "{e}");
+    let Some(gpu) = opencl_engine() else { return };
+    let e = gpu
+        .engine
+        .import_gpu_memory(0x1000, &[4], DType::F32, Arc::clone(&keep))
+        .unwrap_err();
+    assert!(e.to_string().contains("CUDA backend"), "{e}");
+    gpu.run(|| {
+        let y = a.mul(2.0).unwrap();
+        y.eval().unwrap();
+        assert_eq!(y.residency().unwrap().to_string(), "gpu");
+        assert!(y.device_address().is_none(), "OpenCL memory has no address");
+    });
+}
