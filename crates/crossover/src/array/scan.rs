@@ -84,6 +84,12 @@ impl Array {
 }
 
 impl Scan {
+    /// Which total, the (contiguous) shape scanned, the axis and the dtype
+    /// (of input and output alike).
+    pub fn parts(&self) -> (ScanKind, &[usize], usize, DType) {
+        (self.kind, &self.shape, self.axis, self.dtype)
+    }
+
     pub fn name(&self) -> &'static str {
         match self.kind {
             ScanKind::Sum => "cumsum",

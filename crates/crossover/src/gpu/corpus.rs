@@ -1,7 +1,7 @@
 //! A corpus of every kernel family the GPU codegen makes: each unary and
 //! binary op on each dtype, casts, `where`, arange/linspace, uniform and
 //! normal draws, every reduction kind on every axis layout and dtype, the
-//! dense and sparse matrix products of each float dtype,
+//! dense and sparse matrix products of each float dtype, the scans,
 //! contiguous, strided, broadcast and sliced inputs of 1 to 8 dims, and
 //! 32- and 64-bit index arithmetic. CI compiles all of it at once, as one
 //! program per API (OpenCL on pocl, NVRTC for NVIDIA architectures), so a
@@ -12,6 +12,7 @@
 
 use super::codegen::{prelude, Dialect, Features};
 use super::plan_kernel;
+use crate::array::scan::ScanKind;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -163,6 +164,16 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
         ] {
             let r = v.render(&crate::expr::ir::Program::default());
             bodies.entry(r.id).or_insert((r.body, r.entries));
+        }
+    }
+    // The core's scans: each total, each accumulator, 0 to 2 other axes.
+    for kind in [ScanKind::Sum, ScanKind::Prod] {
+        for d in [DType::F32, DType::F64, DType::I64] {
+            for line_dims in 0..3 {
+                let v = super::codegen::Variant::scan(kind, d, line_dims);
+                let r = v.render(&crate::expr::ir::Program::default());
+                bodies.entry(r.id).or_insert((r.body, r.entries));
+            }
         }
     }
     let mut source = prelude(dialect, Features { fp64: true });

@@ -250,8 +250,11 @@ impl Launch {
             | Param::Cols
             | Param::Inner
             | Param::RowStride(_)
-            | Param::ColStride(_) => {
-                return Err(format!("{} is a matrix product's parameter", p.name()))
+            | Param::ColStride(_)
+            | Param::Lines
+            | Param::Along
+            | Param::AlongStride => {
+                return Err(format!("{} is a library kernel's parameter", p.name()))
             }
         })
     }

@@ -11,9 +11,10 @@
 
 use super::api::{Arg, Gemm, GemmOperand};
 use super::codegen::params::{Param, Value as PackedValue};
-use super::codegen::{gemm, Variant, GROUP};
+use super::codegen::{gemm, scan, Variant, GROUP};
 use super::memory::Block;
 use super::{guard, GpuApi, GpuBackend};
+use crate::array::scan::Scan;
 use crate::array::Value;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -62,9 +63,19 @@ impl<A: GpuApi> GpuBackend<A> {
                     _ => Ok(()),
                 };
             }
+            Library::Scan(scan) => {
+                let dtype = scan.parts().3;
+                return if dtype.is_float() && !info.fp64 {
+                    Err(format!(
+                        "{} has no double precision, which scans of {dtype} accumulate in",
+                        info.name
+                    ))
+                } else {
+                    Ok(())
+                };
+            }
             Library::Dense(_) => "dense linear algebra",
             Library::Fft(_) => "FFT",
-            Library::Scan(_) => "cumulative sums and products",
         };
         Err(format!(
             "{} ({what}) has no GPU implementation yet; it runs on the CPU",
@@ -82,6 +93,7 @@ impl<A: GpuApi> GpuBackend<A> {
         match op {
             Library::MatMul(mm) => self.run_matmul(mm, inputs).map(|v| vec![v]),
             Library::SparseDense(sp) => self.run_spmm(sp, inputs, outputs).map(|v| vec![v]),
+            Library::Scan(scan) => self.run_scan(scan, inputs).map(|v| vec![v]),
             other => Err(Error::Device {
                 op: "run",
                 device: self.shared.label.clone(),
@@ -184,27 +196,30 @@ impl<A: GpuApi> GpuBackend<A> {
         };
         self.launch_library_kernel(
             &Variant::gemm(dtype),
-            value,
+            &value,
+            0,
             gemm::groups(nb, m, n),
             &[a, b, offsets.mem(), c],
         )
     }
 
-    /// Enqueues a library kernel of the core (`variant` has no program):
-    /// its parameters from `value`, then `mems` as its buffer arguments.
+    /// Enqueues entry `entry` of a library kernel of the core (`variant`
+    /// has no program): its parameters from `value`, then `mems` as its
+    /// buffer arguments.
     fn launch_library_kernel(
         &self,
         variant: &Variant,
-        value: impl Fn(Param) -> std::result::Result<i64, String>,
+        value: &dyn Fn(Param) -> std::result::Result<i64, String>,
+        entry: usize,
         groups: usize,
         mems: &[&A::Mem],
     ) -> Result<A::Event> {
         let sh = &self.shared;
-        let entry = guard("compile", &sh.label, || {
+        let compiled = guard("compile", &sh.label, || {
             sh.cache
                 .get(&sh.api, sh.features, variant, &Program::default())
         })?;
-        let params = entry
+        let params = compiled
             .rendered
             .params
             .pack(|p| value(p).map(PackedValue::I64))
@@ -213,7 +228,7 @@ impl<A: GpuApi> GpuBackend<A> {
         args.extend(mems.iter().map(|m| Arg::Mem(*m)));
         let _serial = sh.launch.lock().unwrap_or_else(|p| p.into_inner());
         guard("launch", &sh.label, || {
-            sh.api.launch(&entry.module, 0, groups, &args)
+            sh.api.launch(&compiled.module, entry, groups, &args)
         })
     }
 
@@ -265,7 +280,8 @@ impl<A: GpuApi> GpuBackend<A> {
             let groups = (rows * k).div_ceil(GROUP).clamp(1, self.shared.max_groups);
             let event = self.launch_library_kernel(
                 &Variant::spmm(*dtype),
-                value,
+                &value,
+                0,
                 groups,
                 &[
                     csr.indptr.mem(),
@@ -282,6 +298,77 @@ impl<A: GpuApi> GpuBackend<A> {
                 .push(vec![event]);
         }
         self.output_value(out, bytes, shape, *dtype)
+    }
+
+    /// A cumulative sum or product: the core's three-stage scan
+    /// ([`super::codegen::scan`]) over the input's layout as it is.
+    fn run_scan(&self, op: &Scan, inputs: &[Value]) -> Result<Value> {
+        let [x] = inputs else {
+            return Err(Error::internal(op.name(), "expected one input"));
+        };
+        let (kind, shape, axis, dtype) = op.parts();
+        let total = numel(shape);
+        let bytes = total * dtype.size();
+        let out = self.alloc(bytes)?;
+        if bytes > 0 {
+            let len = shape[axis];
+            let inner: usize = shape[axis + 1..].iter().product();
+            let lines = total / len;
+            let l = &x.layout;
+            let (dims, strides) = line_axes(shape, &l.strides, axis);
+            let (segs, chunk) = scan::split(lines, len);
+            let variant = Variant::scan(kind, dtype, dims.len());
+            let value = |p: Param| match p {
+                Param::Lines => Ok(lines as i64),
+                Param::Along => Ok(len as i64),
+                Param::Segments => Ok(segs as i64),
+                Param::Chunk => Ok(chunk as i64),
+                Param::Inner => Ok(inner as i64),
+                Param::Offset(0) => Ok(l.offset as i64),
+                Param::AlongStride => Ok(l.strides[axis] as i64),
+                Param::Dim(d) => Ok(dims[d] as i64),
+                Param::Stride(0, d) => Ok(strides[d] as i64),
+                other => Err(format!("scans have no parameter {}", other.name())),
+            };
+            // Chunk totals (8 bytes each: f64 or u64), read by the stages
+            // after the one that writes them on the same queue.
+            let part = self.alloc(lines * segs * 8)?;
+            let x_mem = self.resident(&x.buffer)?;
+            let xm = self.mem_of(x_mem.as_ref())?;
+            let max = self.shared.max_groups;
+            let item_groups = (lines * segs).div_ceil(GROUP).clamp(1, max);
+            let mut events = Vec::with_capacity(3);
+            if segs > 1 {
+                events.push(self.launch_library_kernel(
+                    &variant,
+                    &value,
+                    0,
+                    item_groups,
+                    &[xm, part.mem()],
+                )?);
+                let line_groups = lines.div_ceil(GROUP).clamp(1, max);
+                events.push(self.launch_library_kernel(
+                    &variant,
+                    &value,
+                    1,
+                    line_groups,
+                    &[part.mem()],
+                )?);
+            }
+            events.push(self.launch_library_kernel(
+                &variant,
+                &value,
+                2,
+                item_groups,
+                &[xm, part.mem(), out.mem()],
+            )?);
+            self.shared
+                .pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(events);
+        }
+        self.output_value(out, bytes, shape, dtype)
     }
 
     /// The device copy of a CSR matrix's arrays, uploaded on its first
@@ -325,6 +412,30 @@ pub(super) struct CsrOnDevice<A: GpuApi> {
 /// Device copies of CSR matrices, each kept while its matrix lives (a
 /// loop of sparse products, PageRank's, uploads its matrix once).
 pub(super) type CsrCache<A> = Mutex<Vec<(Weak<CsrData>, Arc<CsrOnDevice<A>>)>>;
+
+/// The axes of `shape` other than `axis`, size-1 ones dropped and
+/// neighbours that step through memory as one merged: their sizes and
+/// strides, slowest first (a scan's lines, in row-major order).
+fn line_axes(shape: &[usize], strides: &[isize], axis: usize) -> (Vec<usize>, Vec<isize>) {
+    let mut dims: Vec<usize> = Vec::new();
+    let mut steps: Vec<isize> = Vec::new();
+    for (d, (&n, &s)) in shape.iter().zip(strides).enumerate() {
+        if d == axis || n == 1 {
+            continue;
+        }
+        match (dims.last_mut(), steps.last_mut()) {
+            (Some(ln), Some(ls)) if *ls == s * n as isize => {
+                *ln *= n;
+                *ls = s;
+            }
+            _ => {
+                dims.push(n);
+                steps.push(s);
+            }
+        }
+    }
+    (dims, steps)
+}
 
 /// How BLAS reads an `rows x cols` operand with strides `rs`, `cs` and
 /// per-batch offsets `offs`, or `None` when it cannot (no unit stride,
@@ -380,7 +491,25 @@ fn blas_operand<'m, M>(
 
 #[cfg(test)]
 mod tests {
-    use super::blas_operand;
+    use super::{blas_operand, line_axes};
+
+    #[test]
+    fn line_axes_merge_neighbours_around_the_scanned_axis() {
+        // Contiguous (2, 3, 4) scanned along 1: the outer and inner axes
+        // stay apart (strides 12 and 1).
+        assert_eq!(
+            line_axes(&[2, 3, 4], &[12, 4, 1], 1),
+            (vec![2, 4], vec![12, 1])
+        );
+        // Along the last axis: the others merge into one.
+        assert_eq!(line_axes(&[2, 3, 4], &[12, 4, 1], 2), (vec![6], vec![4]));
+        // A transposed view does not merge; size-1 axes drop out.
+        assert_eq!(
+            line_axes(&[4, 1, 3, 2], &[1, 99, 4, 12], 3),
+            (vec![4, 3], vec![1, 4])
+        );
+        assert_eq!(line_axes(&[5], &[1], 0), (vec![], vec![]));
+    }
 
     #[test]
     fn blas_reads_row_and_column_major_operands_and_refuses_the_rest() {

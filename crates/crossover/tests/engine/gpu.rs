@@ -196,7 +196,19 @@ fn kernel_families_for_oclgrind() {
         let sp = crossover::sparse::Csr::random(40, 66, 0.05, 8, DType::F32).unwrap();
         let y = sp.matmul_dense(&q).unwrap();
         assert_eq!(y.to_vec_f64().unwrap().len(), 40 * 17);
-        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 9);
+        // Scans: one line cut into chunks (three stages), and a
+        // transposed view along its middle axis (two other axes).
+        let (l, xl) = array(&[1000], DType::F64, 10, -1.0, 1.0);
+        let run = l.cumsum(None).unwrap().to_vec_f64().unwrap();
+        assert!((run[999] - xl.iter().sum::<f64>()).abs() < 1e-12);
+        let cube = d
+            .reshape(&[30, 10, 80])
+            .unwrap()
+            .permute(&[2, 1, 0])
+            .unwrap();
+        let cp = cube.cumprod(Some(1)).unwrap().to_vec_f64().unwrap();
+        assert_eq!(cp.len(), 300 * 80);
+        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 11);
     });
 }
 

@@ -1,5 +1,5 @@
 //! Library ops and other libraries' memory on the OpenCL device (pocl in
-//! CI): the GPU core's matrix and sparse products, and what a device
+//! CI): the GPU core's matrix and sparse products and scans, and what a device
 //! without CUDA does with CUDA pointers.
 
 use crate::common::*;
@@ -137,6 +137,86 @@ fn sparse_products_run_on_the_opencl_device_with_the_cpus_bits() {
         1e-15,
         "power iteration",
     );
+}
+
+/// Scans run on the OpenCL device as one kernel (three stages when lines
+/// are cut into chunks): one long line, many short ones, every axis of a
+/// cube, a transposed view whose other axes do not merge, and integers
+/// wrapping exactly as on the CPU.
+#[test]
+fn scans_run_on_the_opencl_device_across_chunk_edges() {
+    let Some(gpu) = opencl_engine() else { return };
+    // (shape, axis): one line cut into thousands of chunks, a line just
+    // past one chunk, many short lines, and a cube along each axis.
+    let cases: &[(&[usize], usize)] = &[
+        (&[300_007], 0),
+        (&[65], 0),
+        (&[70_001, 3], 1),
+        (&[37, 5, 130], 0),
+        (&[37, 5, 130], 1),
+        (&[37, 5, 130], 2),
+    ];
+    for dtype in [DType::F32, DType::F64, DType::I64] {
+        for &(shape, axis) in cases {
+            for prod in [false, true] {
+                // Products of values near 1 stay finite over long lines.
+                let (lo, hi) = match (dtype, prod) {
+                    (DType::I64, _) => (-4.0, 5.0),
+                    (_, true) => (0.999, 1.001),
+                    _ => (-1.0, 1.0),
+                };
+                let (x, _) = array(shape, dtype, shape.len() as u64 + axis as u64, lo, hi);
+                x.eval().unwrap();
+                let scan = |x: &Array| {
+                    let a = Some(axis as isize);
+                    if prod { x.cumprod(a) } else { x.cumsum(a) }.unwrap()
+                };
+                let want = scan(&x);
+                let got = gpu.run(|| {
+                    let before = gpu.engine.kernels_run(DeviceKind::Gpu);
+                    let y = scan(&x);
+                    y.eval().unwrap();
+                    assert_eq!(
+                        gpu.engine.kernels_run(DeviceKind::Gpu),
+                        before + 1,
+                        "{dtype} {shape:?} axis {axis}: a device kernel"
+                    );
+                    assert_eq!(y.residency().unwrap().to_string(), "gpu");
+                    y
+                });
+                let what = format!("{dtype} {shape:?} axis {axis} prod={prod}");
+                if dtype == DType::I64 {
+                    assert_eq!(
+                        got.to_vec::<i64>().unwrap(),
+                        want.to_vec::<i64>().unwrap(),
+                        "{what}"
+                    );
+                } else {
+                    // Chunked sums differ from the CPU's sequential order by
+                    // rounding only (both accumulate in double precision).
+                    let tol = rtol(dtype, 2.0) + 1e-12;
+                    assert_close(
+                        &got.to_vec_f64().unwrap(),
+                        &want.to_vec_f64().unwrap(),
+                        tol,
+                        tol,
+                        &what,
+                    );
+                }
+            }
+        }
+    }
+    // A transposed view: its other axes (strides 1 and 4) do not merge.
+    let (x, _) = array(&[2, 3, 4], DType::F64, 5, -1.0, 1.0);
+    let v = x.permute(&[2, 1, 0]).unwrap();
+    let want = v.cumsum(Some(2)).unwrap().to_vec_f64().unwrap();
+    let got = gpu.run(|| {
+        let y = v.cumsum(Some(2)).unwrap();
+        y.eval().unwrap();
+        assert_eq!(y.residency().unwrap().to_string(), "gpu");
+        y.to_vec_f64().unwrap()
+    });
+    assert_close(&got, &want, 1e-15, 1e-15, "scan of a transposed view");
 }
 
 /// Other libraries' memory: an OpenCL device has no address to export and

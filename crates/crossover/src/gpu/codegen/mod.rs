@@ -15,6 +15,7 @@ pub mod expr;
 pub mod gemm;
 pub mod params;
 mod reduce;
+pub mod scan;
 mod spmm;
 
 pub use dialect::{prelude, Dialect, Features};
@@ -73,6 +74,13 @@ pub enum Kind {
     Gemm { dtype: DType },
     /// The core's CSR-times-dense product ([`spmm`]); no program either.
     Spmm { dtype: DType },
+    /// The core's cumulative sum or product ([`scan`]) of `dtype` values,
+    /// the input read through `line_dims` collapsed other axes.
+    Scan {
+        kind: crate::array::scan::ScanKind,
+        dtype: DType,
+        line_dims: usize,
+    },
 }
 
 /// The structure of one kernel: what its source text depends on.
@@ -130,6 +138,20 @@ impl Variant {
         }
     }
 
+    /// The scan of `dtype` values whose input has `line_dims` collapsed
+    /// axes besides the scanned one.
+    pub fn scan(kind: crate::array::scan::ScanKind, dtype: DType, line_dims: usize) -> Variant {
+        Variant {
+            program: "scan".into(),
+            kind: Kind::Scan {
+                kind,
+                dtype,
+                line_dims,
+            },
+            ..Variant::gemm(dtype)
+        }
+    }
+
     /// The C type of index arithmetic.
     pub fn index_type(&self) -> &'static str {
         if self.wide {
@@ -180,6 +202,24 @@ impl Variant {
                 }
                 return l;
             }
+            Kind::Scan { line_dims, .. } => {
+                for p in [
+                    Param::Lines,
+                    Param::Along,
+                    Param::Segments,
+                    Param::Chunk,
+                    Param::Inner,
+                    Param::Offset(0),
+                    Param::AlongStride,
+                ] {
+                    l.push(p, Slot::I64);
+                }
+                for d in 0..*line_dims {
+                    l.push(Param::Dim(d), Slot::I64);
+                    l.push(Param::Stride(0, d), Slot::I64);
+                }
+                return l;
+            }
         }
         let strided = self.access.contains(&Access::Strided);
         if strided {
@@ -216,6 +256,11 @@ impl Variant {
             } => reduce::render(self, program, &id, ops, outputs, *strategy, &mut body),
             Kind::Gemm { dtype } => gemm::render(&id, *dtype, &mut body),
             Kind::Spmm { dtype } => spmm::render(&id, *dtype, &mut body),
+            Kind::Scan {
+                kind,
+                dtype,
+                line_dims,
+            } => scan::render(&id, *kind, *dtype, *line_dims, &mut body),
         };
         Rendered {
             id,
@@ -229,6 +274,8 @@ impl Variant {
     pub fn needs_fp64(&self, program: &Program) -> bool {
         match self.kind {
             Kind::Gemm { dtype } | Kind::Spmm { dtype } => dtype == DType::F64,
+            // Floats accumulate in double precision.
+            Kind::Scan { dtype, .. } => dtype.is_float(),
             Kind::Reduce { .. } => true,
             Kind::Elementwise { .. } => expr::needs_fp64(program),
         }

@@ -56,6 +56,10 @@ pub enum Param {
     /// Row and column strides (elements) of operand `o` (0: `a`, 1: `b`).
     RowStride(u8),
     ColStride(u8),
+    /// Scans: lines scanned, their length and the input's stride along them.
+    Lines,
+    Along,
+    AlongStride,
 }
 
 impl Param {
@@ -82,6 +86,9 @@ impl Param {
             Param::Inner => "k".into(),
             Param::RowStride(o) => format!("{}_rs", ["a", "b"][o as usize & 1]),
             Param::ColStride(o) => format!("{}_cs", ["a", "b"][o as usize & 1]),
+            Param::Lines => "lines".into(),
+            Param::Along => "len".into(),
+            Param::AlongStride => "axis_str".into(),
         }
     }
 }
