@@ -25,9 +25,11 @@
 
 mod kernels;
 mod real;
+mod steps;
 
 pub use kernels::{cached_plans, PLAN_CACHE_CAPACITY};
 pub use real::{irfft, irfft2, rfft, rfft2};
+pub use steps::Step;
 
 use crate::array::{Array, Value};
 use crate::buffer::{Buffer, Storage};
@@ -116,6 +118,11 @@ pub struct FftOp {
 impl FftOp {
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// The output's shape and dtype.
+    pub fn output(&self) -> (&[usize], DType) {
+        (&self.out_shape, self.out_dtype)
     }
 
     pub fn key(&self) -> String {

@@ -1,7 +1,7 @@
 //! A corpus of every kernel family the GPU codegen makes: each unary and
 //! binary op on each dtype, casts, `where`, arange/linspace, uniform and
 //! normal draws, every reduction kind on every axis layout and dtype, the
-//! dense and sparse matrix products of each float dtype, the scans,
+//! dense and sparse matrix products of each float dtype, the scans and FFTs,
 //! contiguous, strided, broadcast and sliced inputs of 1 to 8 dims, and
 //! 32- and 64-bit index arithmetic. CI compiles all of it at once, as one
 //! program per API (OpenCL on pocl, NVRTC for NVIDIA architectures), so a
@@ -164,6 +164,16 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
         ] {
             let r = v.render(&crate::expr::ir::Program::default());
             bodies.entry(r.id).or_insert((r.body, r.entries));
+        }
+    }
+    // The core's FFT steps: each precision, real and complex input, 1-3 dims.
+    for d in [DType::F32, DType::F64] {
+        for complex in [false, true] {
+            for rank in 1..4 {
+                let v = super::codegen::Variant::fft(d, complex, rank);
+                let r = v.render(&crate::expr::ir::Program::default());
+                bodies.entry(r.id).or_insert((r.body, r.entries));
+            }
         }
     }
     // The core's scans: each total, each accumulator, 0 to 2 other axes.

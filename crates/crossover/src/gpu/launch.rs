@@ -253,9 +253,12 @@ impl Launch {
             | Param::ColStride(_)
             | Param::Lines
             | Param::Along
-            | Param::AlongStride => {
-                return Err(format!("{} is a library kernel's parameter", p.name()))
-            }
+            | Param::AlongStride
+            | Param::Extent(_)
+            | Param::Span
+            | Param::Inverse
+            | Param::Keep
+            | Param::Scale => return Err(format!("{} is a library kernel's parameter", p.name())),
         })
     }
 }

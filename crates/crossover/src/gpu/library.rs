@@ -74,8 +74,8 @@ impl<A: GpuApi> GpuBackend<A> {
                     Ok(())
                 };
             }
+            Library::Fft(f) => return self.refuse_fft(f),
             Library::Dense(_) => "dense linear algebra",
-            Library::Fft(_) => "FFT",
         };
         Err(format!(
             "{} ({what}) has no GPU implementation yet; it runs on the CPU",
@@ -94,6 +94,7 @@ impl<A: GpuApi> GpuBackend<A> {
             Library::MatMul(mm) => self.run_matmul(mm, inputs).map(|v| vec![v]),
             Library::SparseDense(sp) => self.run_spmm(sp, inputs, outputs).map(|v| vec![v]),
             Library::Scan(scan) => self.run_scan(scan, inputs).map(|v| vec![v]),
+            Library::Fft(f) => self.run_fft(f, inputs).map(|v| vec![v]),
             other => Err(Error::Device {
                 op: "run",
                 device: self.shared.label.clone(),
@@ -194,6 +195,7 @@ impl<A: GpuApi> GpuBackend<A> {
             Param::ColStride(_) => Ok(bcs),
             other => Err(format!("matmul has no parameter {}", other.name())),
         };
+        let value = ints(&value);
         self.launch_library_kernel(
             &Variant::gemm(dtype),
             &value,
@@ -206,10 +208,10 @@ impl<A: GpuApi> GpuBackend<A> {
     /// Enqueues entry `entry` of a library kernel of the core (`variant`
     /// has no program): its parameters from `value`, then `mems` as its
     /// buffer arguments.
-    fn launch_library_kernel(
+    pub(super) fn launch_library_kernel(
         &self,
         variant: &Variant,
-        value: &dyn Fn(Param) -> std::result::Result<i64, String>,
+        value: &dyn Fn(Param) -> std::result::Result<PackedValue, String>,
         entry: usize,
         groups: usize,
         mems: &[&A::Mem],
@@ -222,7 +224,7 @@ impl<A: GpuApi> GpuBackend<A> {
         let params = compiled
             .rendered
             .params
-            .pack(|p| value(p).map(PackedValue::I64))
+            .pack(value)
             .map_err(|m| Error::internal("gpu params", m))?;
         let mut args = vec![Arg::Bytes(&params)];
         args.extend(mems.iter().map(|m| Arg::Mem(*m)));
@@ -280,7 +282,7 @@ impl<A: GpuApi> GpuBackend<A> {
             let groups = (rows * k).div_ceil(GROUP).clamp(1, self.shared.max_groups);
             let event = self.launch_library_kernel(
                 &Variant::spmm(*dtype),
-                &value,
+                &ints(&value),
                 0,
                 groups,
                 &[
@@ -341,7 +343,7 @@ impl<A: GpuApi> GpuBackend<A> {
             if segs > 1 {
                 events.push(self.launch_library_kernel(
                     &variant,
-                    &value,
+                    &ints(&value),
                     0,
                     item_groups,
                     &[xm, part.mem()],
@@ -349,7 +351,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 let line_groups = lines.div_ceil(GROUP).clamp(1, max);
                 events.push(self.launch_library_kernel(
                     &variant,
-                    &value,
+                    &ints(&value),
                     1,
                     line_groups,
                     &[part.mem()],
@@ -357,7 +359,7 @@ impl<A: GpuApi> GpuBackend<A> {
             }
             events.push(self.launch_library_kernel(
                 &variant,
-                &value,
+                &ints(&value),
                 2,
                 item_groups,
                 &[xm, part.mem(), out.mem()],
@@ -412,6 +414,13 @@ pub(super) struct CsrOnDevice<A: GpuApi> {
 /// Device copies of CSR matrices, each kept while its matrix lives (a
 /// loop of sparse products, PageRank's, uploads its matrix once).
 pub(super) type CsrCache<A> = Mutex<Vec<(Weak<CsrData>, Arc<CsrOnDevice<A>>)>>;
+
+/// Parameter values of a kernel whose parameters are all integers.
+fn ints(
+    value: &dyn Fn(Param) -> std::result::Result<i64, String>,
+) -> impl Fn(Param) -> std::result::Result<PackedValue, String> + '_ {
+    move |p| value(p).map(PackedValue::I64)
+}
 
 /// The axes of `shape` other than `axis`, size-1 ones dropped and
 /// neighbours that step through memory as one merged: their sizes and

@@ -15,6 +15,7 @@ pub mod cache;
 pub mod codegen;
 pub mod corpus;
 pub mod discover;
+mod fft;
 pub mod launch;
 mod library;
 pub mod memory;

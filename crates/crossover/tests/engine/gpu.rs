@@ -208,7 +208,14 @@ fn kernel_families_for_oclgrind() {
             .unwrap();
         let cp = cube.cumprod(Some(1)).unwrap().to_vec_f64().unwrap();
         assert_eq!(cp.len(), 300 * 80);
-        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 11);
+        // FFTs: a real transform of a view (load, passes, finish) and an
+        // inverse real 2-D one (extend, real part).
+        use crossover::fft::{self, Norm};
+        let spec = fft::rfft(&a.transpose().unwrap(), Some(64), 0, Norm::Ortho).unwrap();
+        assert_eq!(spec.shape(), &[33, 33]);
+        let back = fft::irfft2(&spec, Some([32, 64]), Norm::Ortho).unwrap();
+        assert_eq!(back.to_vec_f64().unwrap().len(), 32 * 64);
+        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 13);
     });
 }
 

@@ -9,6 +9,7 @@ mod errors;
 mod expr_fuzz;
 mod fusion;
 mod gpu;
+mod gpu_fft;
 mod gpu_library;
 mod hostile;
 mod library_complex;

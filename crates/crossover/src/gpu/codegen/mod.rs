@@ -12,6 +12,7 @@
 pub mod dialect;
 mod elementwise;
 pub mod expr;
+mod fft;
 pub mod gemm;
 pub mod params;
 mod reduce;
@@ -80,6 +81,13 @@ pub enum Kind {
         kind: crate::array::scan::ScanKind,
         dtype: DType,
         line_dims: usize,
+    },
+    /// The core's FFT steps ([`fft`]) on `precision` (f32 or f64) work
+    /// arrays, loading a `rank`-dim input (complex or real).
+    Fft {
+        precision: DType,
+        complex_input: bool,
+        rank: usize,
     },
 }
 
@@ -152,6 +160,19 @@ impl Variant {
         }
     }
 
+    /// The FFT steps of `precision` work arrays loading a `rank`-dim input.
+    pub fn fft(precision: DType, complex_input: bool, rank: usize) -> Variant {
+        Variant {
+            program: "fft".into(),
+            kind: Kind::Fft {
+                precision,
+                complex_input,
+                rank,
+            },
+            ..Variant::gemm(precision)
+        }
+    }
+
     /// The C type of index arithmetic.
     pub fn index_type(&self) -> &'static str {
         if self.wide {
@@ -220,6 +241,27 @@ impl Variant {
                 }
                 return l;
             }
+            Kind::Fft { rank, .. } => {
+                for p in [
+                    Param::Points,
+                    Param::Rows,
+                    Param::Along,
+                    Param::Inner,
+                    Param::Span,
+                    Param::Inverse,
+                    Param::Keep,
+                    Param::Offset(0),
+                ] {
+                    l.push(p, Slot::I64);
+                }
+                l.push(Param::Scale, Slot::F64);
+                for d in 0..*rank {
+                    l.push(Param::Dim(d), Slot::I64);
+                    l.push(Param::Extent(d), Slot::I64);
+                    l.push(Param::Stride(0, d), Slot::I64);
+                }
+                return l;
+            }
         }
         let strided = self.access.contains(&Access::Strided);
         if strided {
@@ -261,6 +303,11 @@ impl Variant {
                 dtype,
                 line_dims,
             } => scan::render(&id, *kind, *dtype, *line_dims, &mut body),
+            Kind::Fft {
+                precision,
+                complex_input,
+                rank,
+            } => fft::render(&id, *precision, *complex_input, *rank, &mut body),
         };
         Rendered {
             id,
@@ -276,6 +323,7 @@ impl Variant {
             Kind::Gemm { dtype } | Kind::Spmm { dtype } => dtype == DType::F64,
             // Floats accumulate in double precision.
             Kind::Scan { dtype, .. } => dtype.is_float(),
+            Kind::Fft { precision, .. } => precision == DType::F64,
             Kind::Reduce { .. } => true,
             Kind::Elementwise { .. } => expr::needs_fp64(program),
         }

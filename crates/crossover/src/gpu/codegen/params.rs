@@ -60,6 +60,14 @@ pub enum Param {
     Lines,
     Along,
     AlongStride,
+    /// FFTs: the input's size along dim `d` (the work array crops or pads
+    /// it), the half-size of a pass's sub-transforms, the direction (1:
+    /// inverse), outputs kept along the axis and the scale (f64).
+    Extent(usize),
+    Span,
+    Inverse,
+    Keep,
+    Scale,
 }
 
 impl Param {
@@ -89,6 +97,11 @@ impl Param {
             Param::Lines => "lines".into(),
             Param::Along => "len".into(),
             Param::AlongStride => "axis_str".into(),
+            Param::Extent(d) => format!("ext{d}"),
+            Param::Span => "span".into(),
+            Param::Inverse => "inv".into(),
+            Param::Keep => "keep".into(),
+            Param::Scale => "scale".into(),
         }
     }
 }

@@ -1,0 +1,187 @@
+//! FFTs on the GPU core: the transform's steps
+//! ([`crate::fft::FftOp::steps`]) launched as the kernels of
+//! [`super::codegen`]'s FFT variant, on every API. Axis lengths must be
+//! powers of two (radix-2 passes); other lengths run on the CPU, whose
+//! rustfft plans take any length.
+
+use super::codegen::params::{Param, Value as PackedValue};
+use super::codegen::{Variant, GROUP};
+use super::memory::Block;
+use super::{GpuApi, GpuBackend};
+use crate::array::Value;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::fft::{FftOp, Step};
+use crate::shape::numel;
+
+/// Entry points of the FFT variant, in its render order.
+const LOAD: usize = 0;
+const PASS: usize = 1;
+const FINISH: usize = 2;
+const EXTEND: usize = 3;
+const REAL: usize = 4;
+
+/// The parameters of one launch (those a step does not use stay 0).
+#[derive(Clone, Copy, Default)]
+struct StepArgs {
+    points: usize,
+    outer: usize,
+    len: usize,
+    inner: usize,
+    span: usize,
+    inverse: bool,
+    keep: usize,
+    scale: f64,
+}
+
+/// `(outer, n, inner)` around `axis` of a row-major shape.
+fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    (
+        numel(&shape[..axis]),
+        shape[axis],
+        numel(&shape[axis + 1..]),
+    )
+}
+
+impl<A: GpuApi> GpuBackend<A> {
+    /// Why this device cannot run transform `op`, if it cannot.
+    pub(super) fn refuse_fft(&self, op: &FftOp) -> std::result::Result<(), String> {
+        let info = self.info();
+        let precision = op.output().1.real_part();
+        if precision == DType::F64 && !info.fp64 {
+            return Err(format!("{} has no double precision", info.name));
+        }
+        match op.step_lengths().into_iter().find(|n| !n.is_power_of_two()) {
+            Some(n) => Err(format!(
+                "{} along an axis of {n} points runs on the CPU (the GPU core's FFT takes powers of two)",
+                op.name()
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs transform `op` (one this device accepted) on `inputs`.
+    pub(super) fn run_fft(&self, op: &FftOp, inputs: &[Value]) -> Result<Value> {
+        let [x] = inputs else {
+            return Err(Error::internal(op.name(), "expected one input"));
+        };
+        let (out_shape, out_dtype) = op.output();
+        let precision = out_dtype.real_part();
+        let complex_bytes = 2 * precision.size();
+        let (load_shape, steps) = op.steps();
+        if numel(out_shape) == 0 || numel(&load_shape) == 0 {
+            let out = self.alloc(numel(out_shape) * out_dtype.size())?;
+            return self.output_value(out, 0, out_shape, out_dtype);
+        }
+        let l = &x.layout;
+        let variant = Variant::fft(precision, x.buffer.dtype().is_complex(), load_shape.len());
+        let mut events = Vec::new();
+        let mut launch = |entry: usize, p: StepArgs, mems: &[&A::Mem]| -> Result<()> {
+            let value = |q: Param| {
+                let int = |v: usize| Ok(PackedValue::I64(v as i64));
+                match q {
+                    Param::Points => int(p.points),
+                    Param::Rows => int(p.outer),
+                    Param::Along => int(p.len),
+                    Param::Inner => int(p.inner),
+                    Param::Span => int(p.span),
+                    Param::Inverse => int(p.inverse as usize),
+                    Param::Keep => int(p.keep),
+                    Param::Scale => Ok(PackedValue::F64(p.scale)),
+                    Param::Offset(0) => int(l.offset),
+                    Param::Dim(d) => int(load_shape[d]),
+                    Param::Extent(d) => int(l.shape[d]),
+                    Param::Stride(0, d) => Ok(PackedValue::I64(l.strides[d] as i64)),
+                    other => Err(format!("FFTs have no parameter {}", other.name())),
+                }
+            };
+            let items = match entry {
+                PASS => p.outer * (p.len / 2) * p.inner,
+                FINISH => p.outer * p.keep * p.inner,
+                EXTEND => p.outer * p.len * p.inner,
+                _ => p.points,
+            };
+            let groups = items.div_ceil(GROUP).clamp(1, self.shared.max_groups);
+            events.push(self.launch_library_kernel(&variant, &value, entry, groups, mems)?);
+            Ok(())
+        };
+        let x_mem = self.resident(&x.buffer)?;
+        let mut shape = load_shape.clone();
+        let mut cur: Block<A> = self.alloc(numel(&shape) * complex_bytes)?;
+        launch(
+            LOAD,
+            StepArgs {
+                points: numel(&shape),
+                ..StepArgs::default()
+            },
+            &[self.mem_of(x_mem.as_ref())?, cur.mem()],
+        )?;
+        for step in steps {
+            match step {
+                Step::Axis {
+                    axis,
+                    n,
+                    inverse,
+                    keep,
+                    scale,
+                } => {
+                    let (outer, _, inner) = around(&shape, axis);
+                    let mut p = StepArgs {
+                        outer,
+                        len: n,
+                        inner,
+                        inverse,
+                        keep,
+                        scale,
+                        ..StepArgs::default()
+                    };
+                    if n > 1 {
+                        // Ping-pong: each pass reads `cur` and writes `other`.
+                        let mut other = self.alloc(numel(&shape) * complex_bytes)?;
+                        let mut span = 1;
+                        while span < n {
+                            p.span = span;
+                            launch(PASS, p, &[cur.mem(), other.mem()])?;
+                            std::mem::swap(&mut cur, &mut other);
+                            span *= 2;
+                        }
+                    }
+                    shape[axis] = keep;
+                    let next = self.alloc(numel(&shape) * complex_bytes)?;
+                    launch(FINISH, p, &[cur.mem(), next.mem()])?;
+                    cur = next;
+                }
+                Step::Extend { axis, n } => {
+                    let (outer, _, inner) = around(&shape, axis);
+                    shape[axis] = n;
+                    let next = self.alloc(numel(&shape) * complex_bytes)?;
+                    let p = StepArgs {
+                        outer,
+                        len: n,
+                        inner,
+                        ..StepArgs::default()
+                    };
+                    launch(EXTEND, p, &[cur.mem(), next.mem()])?;
+                    cur = next;
+                }
+                Step::Real => {
+                    let next = self.alloc(numel(&shape) * precision.size())?;
+                    let p = StepArgs {
+                        points: numel(&shape),
+                        ..StepArgs::default()
+                    };
+                    launch(REAL, p, &[cur.mem(), next.mem()])?;
+                    cur = next;
+                }
+            }
+        }
+        self.shared
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(events);
+        // Buffers dropped above return to the pool in queue order.
+        let bytes = numel(out_shape) * out_dtype.size();
+        self.output_value(cur, bytes, out_shape, out_dtype)
+    }
+}
