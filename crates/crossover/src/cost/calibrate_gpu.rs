@@ -129,8 +129,8 @@ pub fn calibrate_gpu(
         tick,
         lines,
     )?;
-    tick("gpu matmul");
-    let curves = matmul_curves(&runner, &dev, quick, lines)?;
+    tick("gpu library ops");
+    let curves = library_curves(&runner, &dev, quick, lines)?;
     Ok(GpuCalibration {
         device: dev,
         links,
@@ -138,9 +138,10 @@ pub fn calibrate_gpu(
     })
 }
 
-/// The device's matmul curve per float dtype it computes in (device-timed
-/// products of resident square matrices).
-fn matmul_curves(
+/// The device's library curves (device-timed, inputs resident): matmul of
+/// square matrices per float dtype it computes in, complex64 FFTs and
+/// float32 cumulative sums.
+fn library_curves(
     runner: &Runner,
     dev: &DeviceProfile,
     quick: bool,
@@ -153,20 +154,57 @@ fn matmul_curves(
         if dtype == DType::F64 && dev.rates.f64_arith < dev.rates.f32_arith / 100.0 {
             continue;
         }
-        let mut points = Vec::new();
-        for &n in sizes {
+        curves.push(curve(runner, lines, ("matmul", dtype), sizes, &|n| {
             let a = runner.resident(ready(&[n, n], dtype, 60 + n as u64)?)?;
             let b = runner.resident(ready(&[n, n], dtype, 61 + n as u64)?)?;
-            let (t, plan) = runner.time(true, &|| a.matmul(&b))?;
-            if let Some(k) = plan.kernels.iter().find(|k| k.work.library.is_some()) {
-                points.push([k.work.flops(), t]);
-            }
-        }
-        let c = LibraryCurve::fit("matmul", DeviceKind::Gpu, dtype.name(), points);
-        lines.push(super::calibrate::curve_line(&c));
-        curves.push(c);
+            Ok(Box::new(move || a.matmul(&b)))
+        })?);
     }
+    let long: &[usize] = if quick {
+        &[1 << 12, 1 << 16]
+    } else {
+        &[1 << 12, 1 << 16, 1 << 20]
+    };
+    curves.push(curve(runner, lines, ("fft", DType::C64), long, &|n| {
+        let x = ready(&[n], DType::F32, 70 + n as u64)?.cast(DType::C64)?;
+        x.eval()?;
+        let x = runner.resident(x)?;
+        Ok(Box::new(move || {
+            crate::fft::fft(&x, None, -1, crate::fft::Norm::Backward)
+        }))
+    })?);
+    curves.push(curve(runner, lines, ("cumsum", DType::F32), long, &|n| {
+        let x = runner.resident(ready(&[n], DType::F32, 80 + n as u64)?)?;
+        Ok(Box::new(move || x.cumsum(None)))
+    })?);
     Ok(curves)
+}
+
+/// An op to time: built once per size, evaluated many times.
+type Timed = Box<dyn Fn() -> Result<crate::array::Array>>;
+
+/// The curve of the library op that `make(n)` times at each of `sizes`
+/// (named as its kernel reports, `key` until one does).
+fn curve(
+    runner: &Runner,
+    lines: &mut Vec<String>,
+    key: (&'static str, DType),
+    sizes: &[usize],
+    make: &dyn Fn(usize) -> Result<Timed>,
+) -> Result<LibraryCurve> {
+    let (mut op, mut dtype) = key;
+    let mut points = Vec::new();
+    for &n in sizes {
+        let build = make(n)?;
+        let (t, plan) = runner.time(true, &|| build())?;
+        if let Some(k) = plan.kernels.iter().find(|k| k.work.library.is_some()) {
+            (op, dtype) = k.work.library.unwrap_or((op, dtype));
+            points.push([k.work.flops(), t]);
+        }
+    }
+    let c = LibraryCurve::fit(op, DeviceKind::Gpu, dtype.name(), points);
+    lines.push(super::calibrate::curve_line(&c));
+    Ok(c)
 }
 
 /// A runner forcing kernels onto `gpu`, on an engine of its own.

@@ -703,4 +703,15 @@ fn calibration_measures_the_opencl_device() {
     let small = f32_curve.seconds(2.0 * 64f64.powi(3));
     let large = f32_curve.seconds(2.0 * 256f64.powi(3));
     assert!(small > 0.0 && large > small, "{f32_curve:?}");
+    // The FFT and scan curves: two measured sizes each (they ran on the
+    // device: a declined op would have no library kernel on it).
+    for (op, dtype) in [("fft", "complex64"), ("cumsum", "float32")] {
+        let c = measured
+            .curves
+            .iter()
+            .find(|c| c.op == op && c.dtype == dtype)
+            .unwrap_or_else(|| panic!("no {op} {dtype} curve: {lines:#?}"));
+        assert_eq!(c.points.len(), 2, "{c:?}");
+        assert!(c.points.iter().all(|p| p[1] > 0.0), "{c:?}");
+    }
 }
