@@ -166,6 +166,11 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
             bodies.entry(r.id).or_insert((r.body, r.entries));
         }
     }
+    // Integer matrix products (wrapping).
+    for d in [DType::I32, DType::I64] {
+        let r = super::codegen::Variant::gemm(d).render(&crate::expr::ir::Program::default());
+        bodies.entry(r.id).or_insert((r.body, r.entries));
+    }
     // The core's FFT steps: each precision, real and complex input, 1-3 dims.
     for d in [DType::F32, DType::F64] {
         for complex in [false, true] {

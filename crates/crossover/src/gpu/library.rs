@@ -33,25 +33,25 @@ impl<A: GpuApi> GpuBackend<A> {
         let what = match op {
             Library::MatMul(mm) => {
                 let dtype = mm.dims().4;
+                let ours = matches!(dtype, DType::F32 | DType::F64 | DType::I32 | DType::I64);
                 return match dtype {
-                    DType::F32 | DType::F64 if info.max_group < GROUP => Err(format!(
+                    _ if ours && info.max_group < GROUP => Err(format!(
                         "{} runs work-groups of at most {} work-items; crossover's kernels use {GROUP}",
                         info.name, info.max_group
                     )),
-                    DType::F32 | DType::F64 if info.local_mem_bytes < gemm::local_bytes(dtype) => {
-                        Err(format!(
-                            "{} has {} bytes of local memory per work-group; crossover's matmul kernel needs {}",
-                            info.name,
-                            info.local_mem_bytes,
-                            gemm::local_bytes(dtype)
-                        ))
+                    _ if ours && info.local_mem_bytes < gemm::local_bytes(dtype) => Err(format!(
+                        "{} has {} bytes of local memory per work-group; crossover's matmul kernel needs {}",
+                        info.name,
+                        info.local_mem_bytes,
+                        gemm::local_bytes(dtype)
+                    )),
+                    DType::F64 if !info.fp64 => {
+                        Err(format!("{} has no double precision", info.name))
                     }
-                    DType::F32 => Ok(()),
-                    DType::F64 if info.fp64 => Ok(()),
-                    DType::F64 => Err(format!("{} has no double precision", info.name)),
+                    _ if ours => Ok(()),
                     d if d.is_complex() => Err(format!("matmul of {d} runs on the CPU only")),
                     d => Err(format!(
-                        "matmul of {d} runs on the CPU (exact integer products, NumPy's wrapping)"
+                        "matmul of {d} runs on the CPU (the logical or of ands)"
                     )),
                 };
             }
@@ -126,7 +126,8 @@ impl<A: GpuApi> GpuBackend<A> {
                 blas_operand(am, m, k, ars, acs, &a_offs),
                 blas_operand(bm, k, n, brs, bcs, &b_offs),
             ) {
-                (Some(ao), Some(bo)) if k > 0 => {
+                // Vendor BLAS multiplies floats only.
+                (Some(ao), Some(bo)) if k > 0 && dtype.is_float() => {
                     let g = Gemm {
                         dtype,
                         m,

@@ -72,6 +72,47 @@ fn matmul_runs_on_the_opencl_device_across_tile_edges() {
     });
 }
 
+/// Integer products run on the OpenCL device and wrap as NumPy's do (the
+/// same values as the CPU's exact wrapping loop), across tile edges.
+#[test]
+fn integer_matmul_runs_on_the_opencl_device_and_wraps() {
+    let Some(gpu) = opencl_engine() else { return };
+    for dtype in [DType::I32, DType::I64] {
+        // Entries near the type's limit overflow in every product.
+        let big = if dtype == DType::I32 { 4e4 } else { 3e9 };
+        for (m, k, n) in [(65, 17, 66), (3, 40, 1)] {
+            let (a, _) = array(&[m, k], dtype, (m + k) as u64, -big, big);
+            let (b, _) = array(&[k, n], dtype, (k + n) as u64, -big, big);
+            let want = a.matmul(&b).unwrap();
+            let got = gpu.run(|| {
+                let before = gpu.engine.kernels_run(DeviceKind::Gpu);
+                let c = a
+                    .matmul(&b.transpose().unwrap().transpose().unwrap())
+                    .unwrap();
+                c.eval().unwrap();
+                assert_eq!(gpu.engine.kernels_run(DeviceKind::Gpu), before + 1);
+                c
+            });
+            assert_eq!(got.dtype(), dtype);
+            let what = format!("{dtype} {m}x{k}x{n}");
+            if dtype == DType::I32 {
+                let w = want.to_vec::<i32>().unwrap();
+                assert!(
+                    w.iter().any(|v| v.unsigned_abs() > 1 << 30),
+                    "{what}: wraps"
+                );
+                assert_eq!(got.to_vec::<i32>().unwrap(), w, "{what}");
+            } else {
+                assert_eq!(
+                    got.to_vec::<i64>().unwrap(),
+                    want.to_vec::<i64>().unwrap(),
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
 /// Sparse products run on the OpenCL device (one kernel each) with the
 /// CPU's summation order, so their bits equal the CPU's; a loop of
 /// products (PageRank's power iteration) keeps its vector on the device.
