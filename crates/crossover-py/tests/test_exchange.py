@@ -5,7 +5,9 @@ hand DLPack consumers host memory; the DLPack capsule crossover builds for
 device memory is read by NumPy over host memory (same structures, same
 code, another device code); ``to_device`` moves values and ``device``
 reports it; CUDA arrays of other libraries are refused with a clear error
-where there is no CUDA backend. With a CUDA GPU (``scripts/gpu-check.sh``),
+where there is no CUDA backend (producers with ``__cuda_array_interface__``
+or only a CUDA ``__dlpack__``); DLPack tensors are parsed and their
+deleters run once. With a CUDA GPU (``scripts/gpu-check.sh``),
 round trips through CuPy and PyTorch keep the values and the pointer.
 """
 
@@ -115,6 +117,37 @@ def test_cuda_arrays_of_other_libraries_are_refused_clearly_without_cuda():
         xo.asarray(FakeCuda(typestr="<f2"))
 
 
+def test_dlpack_tensors_are_read_and_their_deleter_runs_once():
+    from crossover import _exchange
+
+    a = np.arange(12.0).reshape(3, 4)
+    for _ in range(200):  # a double or missing deleter call would show
+        kind, ordinal, ptr, shape, name, owner = _exchange.read_dlpack(a.__dlpack__())
+        assert (kind, ordinal, ptr, shape, name) == (1, 0, a.ctypes.data, (3, 4), "float64")
+        del owner
+    gc.collect()
+    np.testing.assert_array_equal(a, np.arange(12.0).reshape(3, 4))
+    with pytest.raises(ValueError, match="contiguous"):
+        _exchange.read_dlpack(a.T.__dlpack__())
+    with pytest.raises(xo.DTypeError, match="DLPack dtype code 2 of 16 bits"):
+        _exchange.read_dlpack(a.astype(np.float16).__dlpack__())
+    # crossover's own capsule, marked as CUDA memory (device 2, ordinal 3).
+    x = xo.asarray(np.arange(6, dtype=np.int32))
+    at = np.asarray(x).ctypes.data
+    kind, ordinal, ptr, shape, name, _ = _exchange.read_dlpack(_C._dlpack_capsule(x, at, 2, 3))
+    assert (kind, ordinal, ptr, shape, name) == (2, 3, at, (6,), "int32")
+
+
+def test_dlpack_only_cuda_producers_are_refused_clearly_without_cuda():
+    if cuda_gpu():
+        pytest.skip("a CUDA GPU is here")
+    x = xo.asarray(np.arange(6.0))
+    at = np.asarray(x).ctypes.data
+    jax_like = Producer(_C._dlpack_capsule(x, at, 2, 0), (2, 0))
+    with pytest.raises(xo.DeviceError, match="CUDA backend"):
+        xo.asarray(jax_like)
+
+
 def cuda_gpu() -> bool:
     info = xo.info()
     return "gpu" in info["devices"] and "(cuda" in (info.get("gpu") or "")
@@ -150,6 +183,16 @@ def test_torch_round_trip_shares_device_memory():
     u = torch.from_dlpack(y)
     assert u.device.type == "cuda" and u.data_ptr() == y.__cuda_array_interface__["data"][0]
     np.testing.assert_allclose(u.cpu().numpy(), (t @ t.T).cpu().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_dlpack_only_cuda_producer_is_wrapped_in_place():
+    torch = need_cuda("torch")
+    t = torch.randn(100, 7, device="cuda", dtype=torch.float32)
+    # Like a JAX array: a CUDA __dlpack__ and no __cuda_array_interface__.
+    jax_like = Producer(t.__dlpack__(), (2, t.device.index or 0))
+    x = xo.asarray(jax_like)
+    assert xo._exchange._cuda_address(x)[0] == t.data_ptr()
+    np.testing.assert_allclose(np.asarray(x * 2), (t * 2).cpu().numpy(), rtol=1e-6)
 
 
 class HostCopyable(FakeCuda):

@@ -9,9 +9,11 @@ use) hand DLPack consumers host memory and have no
 ``__cuda_array_interface__``.
 
 In: ``crossover.asarray`` of anything with ``__cuda_array_interface__``
-(CuPy arrays, PyTorch CUDA tensors, Numba device arrays) wraps its memory
-without a host round-trip; the array is then resident on the GPU and the
-producer is kept alive while crossover uses it.
+(CuPy arrays, PyTorch CUDA tensors, Numba device arrays), or with only a
+CUDA ``__dlpack__`` (JAX arrays), wraps its memory without a host
+round-trip; the array is then resident on the GPU and the producer (or the
+DLPack tensor, whose deleter runs when crossover lets go) is kept alive
+while crossover uses it.
 
 What has run where: the host paths (and the DLPack capsule layout, read
 by NumPy) are tested in CI; the CUDA paths have not run on a GPU yet
@@ -20,6 +22,7 @@ by NumPy) are tested in CI; the CUDA paths have not run on a GPU yet
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numpy as np
@@ -103,19 +106,107 @@ def dlpack(x: Any, stream: Any = None, max_version: Any = None, dl_device: Any =
 
 
 def has_cuda_interface(obj: Any) -> bool:
-    """Whether ``obj`` (not a crossover array) offers CUDA memory."""
+    """Whether ``obj`` (not a crossover array) offers CUDA memory, through
+    ``__cuda_array_interface__`` or a CUDA ``__dlpack_device__``."""
     if isinstance(obj, _C.ndarray):
         return False
     try:
-        return hasattr(obj, "__cuda_array_interface__")
+        if hasattr(obj, "__cuda_array_interface__"):
+            return True
+        device = getattr(obj, "__dlpack_device__", None)
+        return device is not None and int(device()[0]) == KDL_CUDA
     except Exception:  # a property that fails (a host-side object)
         return False
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                             ("deleter", _DELETER)]
+
+#: DLPack (type code, bits) -> NumPy dtype name, for the dtypes crossover holds.
+_DL_DTYPES = {(6, 8): "bool", (1, 8): "bool", (0, 32): "int32", (0, 64): "int64",
+              (2, 32): "float32", (2, 64): "float64", (5, 64): "complex64",
+              (5, 128): "complex128"}
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object,
+                                                                        ctypes.c_char_p]
+_capsule_rename = ctypes.pythonapi.PyCapsule_SetName
+_capsule_rename.restype, _capsule_rename.argtypes = ctypes.c_int, [ctypes.py_object,
+                                                                   ctypes.c_char_p]
+
+
+class _DLPackOwner:
+    """Holds a consumed DLPack tensor; its deleter runs when this goes."""
+
+    def __init__(self, managed: Any) -> None:
+        self.managed = managed
+
+    def __del__(self) -> None:
+        m, self.managed = self.managed, None
+        if m is not None and m.contents.deleter:
+            m.contents.deleter(m)
+
+
+def read_dlpack(capsule: Any) -> tuple[int, int, int, tuple[int, ...], str, Any]:
+    """Consumes a ``"dltensor"`` capsule: (device type, device id, data
+    pointer, shape, dtype name, owner). The owner runs the tensor's deleter
+    when it is collected; the capsule is renamed ``"used_dltensor"`` as the
+    protocol asks, so its own destructor no longer does."""
+    address = _capsule_pointer(capsule, b"dltensor")
+    managed = ctypes.cast(address, ctypes.POINTER(_DLManagedTensor))
+    owner = _DLPackOwner(managed)
+    _capsule_rename(capsule, b"used_dltensor")
+    t = managed.contents.dl_tensor
+    shape = tuple(int(t.shape[i]) for i in range(t.ndim))
+    code = (int(t.dtype.code), int(t.dtype.bits))
+    if t.dtype.lanes != 1 or code not in _DL_DTYPES:
+        raise _C.DTypeError(f"asarray: crossover arrays cannot hold DLPack dtype code {code[0]} "
+                            f"of {code[1]} bits and {t.dtype.lanes} lanes")
+    if t.strides and tuple(int(t.strides[i]) for i in range(t.ndim)) != _c_strides(shape) \
+            and np.prod(shape) > 1:
+        raise ValueError("asarray: a strided DLPack tensor needs a contiguous copy first "
+                         "(its library's ascontiguousarray)")
+    data = int(t.data or 0) + int(t.byte_offset)
+    return (int(t.device.device_type), int(t.device.device_id), data, shape,
+            _DL_DTYPES[code], owner)
+
+
+def from_cuda_dlpack(obj: Any, dtype: Any = None) -> Any:
+    """A crossover array over the CUDA memory of ``obj``'s ``__dlpack__``
+    (a producer without ``__cuda_array_interface__``, such as JAX), without
+    a copy."""
+    kind, _ordinal, ptr, shape, name, owner = read_dlpack(obj.__dlpack__())
+    if kind != KDL_CUDA:
+        raise ValueError(f"asarray: the DLPack tensor is on device type {kind}, not CUDA")
+    x = _C._import_cuda(ptr, list(shape), name, (owner, obj))
+    return x if dtype is None or np.dtype(dtype) == np.dtype(name) else x.astype(dtype)
 
 
 def from_cuda(obj: Any, dtype: Any = None) -> Any:
     """A crossover array over ``obj``'s CUDA memory, without a copy (a
     strided or offset producer array is made contiguous by the producer
     first, when it can)."""
+    if not hasattr(obj, "__cuda_array_interface__"):
+        return from_cuda_dlpack(obj, dtype)
     cai = obj.__cuda_array_interface__
     shape = tuple(int(d) for d in cai["shape"])
     src = np.dtype(cai["typestr"])
