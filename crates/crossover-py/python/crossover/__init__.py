@@ -291,8 +291,10 @@ def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, *,
                 a = getattr(a, to_host)()
                 break
         else:
-            raise TypeError(f"asnumpy: {type(a).__name__} is in CUDA memory and has no "
-                            "get(), copy_to_host() or cpu() to copy it to the host")
+            if not hasattr(a, "__array__"):  # JAX arrays copy through __array__
+                raise TypeError(f"asnumpy: {type(a).__name__} is in CUDA memory and has no "
+                                "get(), copy_to_host(), cpu() or __array__ to copy it to "
+                                "the host")
     r = _np.asarray(a, order=order)
     if out is not None:
         out[...] = r
