@@ -56,6 +56,7 @@ pub fn search_dirs() -> Vec<PathBuf> {
         dirs.push(site.join("nvidia/cu13/lib"));
         dirs.push(site.join("nvidia/cuda_nvrtc/lib"));
         dirs.push(site.join("nvidia/cublas/lib"));
+        dirs.push(site.join("nvidia/cufft/lib"));
     }
     dirs.retain(|d| d.is_dir());
     dirs.dedup();
@@ -186,34 +187,69 @@ const CUBLAS: [[&str; 2]; 2] = [
 /// Why cuBLAS is not available.
 pub fn cublas() -> Result<&'static str, String> {
     static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
-    LOADED
-        .get_or_init(|| {
-            let dirs = search_dirs();
-            for set in CUBLAS {
-                let Some(main) = find(&dirs, &[set[1]]) else {
-                    continue;
-                };
-                let dir = main.parent().unwrap_or(Path::new(".")).to_path_buf();
-                if let Some(lt) = find(&[dir], &[set[0]]).or_else(|| find(&dirs, &[set[0]])) {
-                    load_global(&lt)?;
+    load_library(
+        &LOADED,
+        &CUBLAS,
+        // SAFETY: cudarc's probe only opens the library.
+        || unsafe { cudarc::cublas::sys::is_culib_present() },
+        "cuBLAS (libcublas.so.13) not found; `pip install nvidia-cublas` provides it (matrix products use crossover's own kernel meanwhile)",
+    )
+}
+
+/// cuFFT's sonames (CUDA 13's cuFFT 12, CUDA 12's cuFFT 11), newest first.
+const CUFFT: [[&str; 1]; 2] = [["libcufft.so.12"], ["libcufft.so.11"]];
+
+/// Loads cuFFT once per process. Returns where it came from.
+///
+/// # Errors
+/// Why cuFFT is not available.
+pub fn cufft() -> Result<&'static str, String> {
+    static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
+    load_library(
+        &LOADED,
+        &CUFFT,
+        // SAFETY: cudarc's probe only opens the library.
+        || unsafe { cudarc::cufft::sys::is_culib_present() },
+        "cuFFT (libcufft.so.12) not found; `pip install nvidia-cufft` provides it (FFTs of powers of two use crossover's own kernels meanwhile)",
+    )
+}
+
+/// Loads the first set of `sets` found (each library of a set in order,
+/// the last one the library itself, the others what it opens by name),
+/// else accepts what the loader's own search finds (`probe`), else fails
+/// with `missing`. Once per process (`slot`).
+fn load_library<const N: usize>(
+    slot: &'static OnceLock<Result<String, String>>,
+    sets: &[[&str; N]],
+    probe: fn() -> bool,
+    missing: &str,
+) -> Result<&'static str, String> {
+    slot.get_or_init(|| {
+        let dirs = search_dirs();
+        for set in sets {
+            let Some(main) = find(&dirs, &[set[N - 1]]) else {
+                continue;
+            };
+            let dir = main.parent().unwrap_or(Path::new(".")).to_path_buf();
+            for dep in &set[..N - 1] {
+                if let Some(d) =
+                    find(std::slice::from_ref(&dir), &[dep]).or_else(|| find(&dirs, &[dep]))
+                {
+                    load_global(&d)?;
                 }
-                load_global(&main)?;
-                return Ok(main.display().to_string());
             }
-            // SAFETY: cudarc's probe only opens the library.
-            let present = std::panic::catch_unwind(|| unsafe {
-                cudarc::cublas::sys::is_culib_present()
-            })
-            .unwrap_or(false);
-            if present {
-                Ok("the loader's search path".to_string())
-            } else {
-                Err("cuBLAS (libcublas.so.13) not found; `pip install nvidia-cublas` provides it (matrix products use crossover's own kernel meanwhile)".to_string())
-            }
-        })
-        .as_ref()
-        .map(String::as_str)
-        .map_err(Clone::clone)
+            load_global(&main)?;
+            return Ok(main.display().to_string());
+        }
+        if std::panic::catch_unwind(probe).unwrap_or(false) {
+            Ok("the loader's search path".to_string())
+        } else {
+            Err(missing.to_string())
+        }
+    })
+    .as_ref()
+    .map(String::as_str)
+    .map_err(Clone::clone)
 }
 
 /// Whether the NVIDIA driver library is installed (without initialising

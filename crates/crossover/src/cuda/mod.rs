@@ -14,11 +14,12 @@
 //! docs/gpu.md).
 
 mod blas;
+mod fft;
 pub mod libs;
 pub mod nvrtc;
 mod staging;
 
-use crate::gpu::api::{ApiError, Arg, Compiled, DeviceInfo, Gemm, GpuApi};
+use crate::gpu::api::{ApiError, Arg, Compiled, DeviceInfo, FftAxis, Gemm, GpuApi};
 use crate::gpu::codegen::{Dialect, GROUP};
 use cudarc::driver::result;
 use cudarc::driver::safe::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream};
@@ -60,6 +61,8 @@ pub struct CudaApi {
     pid: u32,
     /// cuBLAS, made on the first matrix product.
     blas: blas::Slot,
+    /// cuFFT plans, made on first use of each shape.
+    fft_plans: fft::Plans,
 }
 
 // SAFETY: the raw pool handle is a process-wide driver object; every use
@@ -245,6 +248,7 @@ impl CudaApi {
                 ptx,
                 pid: std::process::id(),
                 blas: blas::Slot::new(),
+                fft_plans: fft::Plans::default(),
             })
         };
         std::panic::catch_unwind(open)
@@ -445,6 +449,14 @@ impl GpuApi for CudaApi {
 
     fn gemm(&self, g: &Gemm<'_, CudaMem>) -> Option<Result<CudaTiming, ApiError>> {
         self.cublas_gemm(g)
+    }
+
+    fn fft_axis(&self, f: &FftAxis<'_, CudaMem>) -> Option<Result<CudaTiming, ApiError>> {
+        self.cufft_axis(f)
+    }
+
+    fn fft_any_length(&self) -> bool {
+        libs::cufft().is_ok()
     }
 
     fn elapsed(&self, event: &CudaTiming) -> Result<Option<f64>, ApiError> {

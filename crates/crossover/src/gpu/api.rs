@@ -126,6 +126,20 @@ pub struct Gemm<'a, M> {
     pub c: &'a M,
 }
 
+/// One axis of complex FFTs for a vendor library: `outer` groups of
+/// `inner` interleaved transforms of `n` points each, unscaled, from `src`
+/// to `dst` (both contiguous, element `(o, j, i)` at `(o * n + j) * inner +
+/// i`, interleaved re, im in `precision`, f32 or f64).
+pub struct FftAxis<'a, M> {
+    pub precision: crate::dtype::DType,
+    pub outer: usize,
+    pub n: usize,
+    pub inner: usize,
+    pub inverse: bool,
+    pub src: &'a M,
+    pub dst: &'a M,
+}
+
 /// A compiled module and, where the API can give it, the binary to cache.
 pub struct Compiled<M> {
     pub module: M,
@@ -180,6 +194,16 @@ pub trait GpuApi: Send + Sync + 'static {
     /// this API has none here (the core runs its own kernel instead).
     fn gemm(&self, _g: &Gemm<'_, Self::Mem>) -> Option<Result<Self::Event, ApiError>> {
         None
+    }
+    /// Enqueues `f` through the vendor's FFT library (cuFFT on CUDA).
+    /// `None`: this API has none here (the core runs its own passes).
+    fn fft_axis(&self, _f: &FftAxis<'_, Self::Mem>) -> Option<Result<Self::Event, ApiError>> {
+        None
+    }
+    /// Whether [`GpuApi::fft_axis`] takes every length (else the core's
+    /// radix-2 passes limit FFTs to powers of two).
+    fn fft_any_length(&self) -> bool {
+        false
     }
     /// The device ordinal and pointer of `mem` for other libraries (`None`:
     /// this API's memory has no such address).

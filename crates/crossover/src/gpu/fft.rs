@@ -1,9 +1,11 @@
 //! FFTs on the GPU core: the transform's steps
 //! ([`crate::fft::FftOp::steps`]) launched as the kernels of
-//! [`super::codegen`]'s FFT variant, on every API. Axis lengths must be
-//! powers of two (radix-2 passes); other lengths run on the CPU, whose
-//! rustfft plans take any length.
+//! [`super::codegen`]'s FFT variant, on every API. Each axis goes to the
+//! API's FFT library where it has one (cuFFT on CUDA: any length), else
+//! through the core's radix-2 passes (powers of two; other lengths run on
+//! the CPU, whose rustfft plans take any length).
 
+use super::api::FftAxis;
 use super::codegen::params::{Param, Value as PackedValue};
 use super::codegen::{Variant, GROUP};
 use super::memory::Block;
@@ -34,6 +36,23 @@ struct StepArgs {
     scale: f64,
 }
 
+impl<A: GpuApi> GpuBackend<A> {
+    /// One axis through the API's FFT library (cuFFT on CUDA), serialised
+    /// with launches; `None` when the API has none.
+    fn vendor_fft(&self, f: &FftAxis<'_, A::Mem>) -> Option<Result<A::Event>> {
+        let sh = &self.shared;
+        let _serial = sh.launch.lock().unwrap_or_else(|p| p.into_inner());
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sh.api.fft_axis(f)))
+            .unwrap_or_else(|_| {
+                Some(Err(super::api::ApiError::new(
+                    "fft",
+                    "the FFT library panicked",
+                )))
+            })?;
+        Some(r.map_err(|e| super::api_error("fft", &sh.label, e)))
+    }
+}
+
 /// `(outer, n, inner)` around `axis` of a row-major shape.
 fn around(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     (
@@ -50,6 +69,9 @@ impl<A: GpuApi> GpuBackend<A> {
         let precision = op.output().1.real_part();
         if precision == DType::F64 && !info.fp64 {
             return Err(format!("{} has no double precision", info.name));
+        }
+        if self.shared.api.fft_any_length() {
+            return Ok(());
         }
         match op.step_lengths().into_iter().find(|n| !n.is_power_of_two()) {
             Some(n) => Err(format!(
@@ -75,8 +97,7 @@ impl<A: GpuApi> GpuBackend<A> {
         }
         let l = &x.layout;
         let variant = Variant::fft(precision, x.buffer.dtype().is_complex(), load_shape.len());
-        let mut events = Vec::new();
-        let mut launch = |entry: usize, p: StepArgs, mems: &[&A::Mem]| -> Result<()> {
+        let launch = |entry: usize, p: StepArgs, mems: &[&A::Mem]| -> Result<A::Event> {
             let value = |q: Param| {
                 let int = |v: usize| Ok(PackedValue::I64(v as i64));
                 match q {
@@ -102,20 +123,21 @@ impl<A: GpuApi> GpuBackend<A> {
                 _ => p.points,
             };
             let groups = items.div_ceil(GROUP).clamp(1, self.shared.max_groups);
-            events.push(self.launch_library_kernel(&variant, &value, entry, groups, mems)?);
-            Ok(())
+            self.launch_library_kernel(&variant, &value, entry, groups, mems)
         };
+        let mut events = Vec::new();
         let x_mem = self.resident(&x.buffer)?;
         let mut shape = load_shape.clone();
         let mut cur: Block<A> = self.alloc(numel(&shape) * complex_bytes)?;
-        launch(
+        let args = StepArgs {
+            points: numel(&shape),
+            ..StepArgs::default()
+        };
+        events.push(launch(
             LOAD,
-            StepArgs {
-                points: numel(&shape),
-                ..StepArgs::default()
-            },
+            args,
             &[self.mem_of(x_mem.as_ref())?, cur.mem()],
-        )?;
+        )?);
         for step in steps {
             match step {
                 Step::Axis {
@@ -136,19 +158,42 @@ impl<A: GpuApi> GpuBackend<A> {
                         ..StepArgs::default()
                     };
                     if n > 1 {
-                        // Ping-pong: each pass reads `cur` and writes `other`.
                         let mut other = self.alloc(numel(&shape) * complex_bytes)?;
-                        let mut span = 1;
-                        while span < n {
-                            p.span = span;
-                            launch(PASS, p, &[cur.mem(), other.mem()])?;
-                            std::mem::swap(&mut cur, &mut other);
-                            span *= 2;
+                        let vendor = self.vendor_fft(&FftAxis {
+                            precision,
+                            outer,
+                            n,
+                            inner,
+                            inverse,
+                            src: cur.mem(),
+                            dst: other.mem(),
+                        });
+                        match vendor {
+                            Some(event) => {
+                                events.push(event?);
+                                std::mem::swap(&mut cur, &mut other);
+                            }
+                            None if n.is_power_of_two() => {
+                                // Ping-pong: each pass reads `cur`, writes `other`.
+                                let mut span = 1;
+                                while span < n {
+                                    p.span = span;
+                                    events.push(launch(PASS, p, &[cur.mem(), other.mem()])?);
+                                    std::mem::swap(&mut cur, &mut other);
+                                    span *= 2;
+                                }
+                            }
+                            None => {
+                                return Err(Error::internal(
+                                    op.name(),
+                                    format!("no FFT of {n} points on this device"),
+                                ))
+                            }
                         }
                     }
                     shape[axis] = keep;
                     let next = self.alloc(numel(&shape) * complex_bytes)?;
-                    launch(FINISH, p, &[cur.mem(), next.mem()])?;
+                    events.push(launch(FINISH, p, &[cur.mem(), next.mem()])?);
                     cur = next;
                 }
                 Step::Extend { axis, n } => {
@@ -161,7 +206,7 @@ impl<A: GpuApi> GpuBackend<A> {
                         inner,
                         ..StepArgs::default()
                     };
-                    launch(EXTEND, p, &[cur.mem(), next.mem()])?;
+                    events.push(launch(EXTEND, p, &[cur.mem(), next.mem()])?);
                     cur = next;
                 }
                 Step::Real => {
@@ -170,7 +215,7 @@ impl<A: GpuApi> GpuBackend<A> {
                         points: numel(&shape),
                         ..StepArgs::default()
                     };
-                    launch(REAL, p, &[cur.mem(), next.mem()])?;
+                    events.push(launch(REAL, p, &[cur.mem(), next.mem()])?);
                     cur = next;
                 }
             }
