@@ -161,17 +161,27 @@ pub struct BufferOwner {
     buffer: Arc<Buffer>,
 }
 
+/// NumPy 2's limit on dimensions (1.x allows 32).
+const MAX_DIMS: usize = 64;
+
 /// A NumPy array viewing `value` without a copy.
 fn view(py: Python<'_>, value: Value, writeable: bool) -> PyResult<Bound<'_, PyAny>> {
     let dtype = value.buffer.dtype();
     let item = dtype.size();
     let layout = &value.layout;
-    let mut dims: Vec<npyffi::npy_intp> = layout.shape.iter().map(|&d| d as _).collect();
-    let mut strides: Vec<npyffi::npy_intp> = layout
-        .strides
-        .iter()
-        .map(|&s| (s * item as isize) as _)
-        .collect();
+    // On the stack: NumPy allows at most 64 dimensions.
+    let nd = layout.shape.len();
+    if nd > MAX_DIMS {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{nd} dimensions are more than NumPy's {MAX_DIMS}"
+        )));
+    }
+    let mut dims = [0 as npyffi::npy_intp; MAX_DIMS];
+    let mut strides = [0 as npyffi::npy_intp; MAX_DIMS];
+    for (k, (&d, &s)) in layout.shape.iter().zip(&layout.strides).enumerate() {
+        dims[k] = d as _;
+        strides[k] = (s * item as isize) as _;
+    }
     let data = if value.buffer.is_empty() {
         value.buffer.as_ptr()
     } else {
@@ -194,7 +204,7 @@ fn view(py: Python<'_>, value: Value, writeable: bool) -> PyResult<Bound<'_, PyA
             py,
             subtype,
             descr.into_ptr() as _,
-            dims.len() as _,
+            nd as _,
             dims.as_mut_ptr(),
             strides.as_mut_ptr(),
             data as *mut _,

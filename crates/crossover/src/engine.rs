@@ -28,6 +28,7 @@ use crate::device::{AtomicPolicy, Backend, DeviceKind, Policy};
 use crate::error::{catch_panic, Error, Result};
 use crate::exec;
 use crate::fuse::fuse;
+use crate::fuse_cache::fuse_cached;
 use crate::graph::{resolve_ready_view, Graph};
 use crate::plan::{self, Devices, Plan};
 use crate::trace;
@@ -390,7 +391,7 @@ impl Engine {
             let kernels = if graph.is_empty() {
                 Vec::new()
             } else {
-                fuse(&graph)?
+                fuse_cached(&graph)?
             };
             let policy = policy
                 .or_else(thread_policy)
@@ -398,31 +399,37 @@ impl Engine {
             let cpu_only = self.gpu.is_err()
                 && matches!(policy, Policy::Auto | Policy::Force(DeviceKind::Cpu))
                 && !crate::trace::is_recording();
-            let mut plan = if cpu_only && !detailed {
+            drop(graph);
+            let plan = if cpu_only && !detailed {
+                // Nobody reads this plan and only the CPU can run anything:
+                // no predictions, timings or history. Without a GPU no
+                // device copy of an external buffer can exist, so there is
+                // nothing to forget either.
+                exec::run_on_cpu(self, &kernels)?;
                 Plan {
                     policy,
-                    kernels: kernels.iter().map(plan::on_cpu_unexplained).collect(),
+                    kernels: Vec::new(),
                     profile: String::new(),
-                    ran: false,
+                    ran: true,
                 }
             } else {
-                self.plan_kernels(&kernels, Some(policy))?
+                let mut plan = self.plan_kernels(&kernels, Some(policy))?;
+                let run = exec::run_plan(self, &kernels, &mut plan);
+                // External host memory (a NumPy array) may change before the
+                // next evaluation: its device copies are not trusted beyond
+                // this one unless pinned by an explicit `to_device`.
+                exec::forget_external_copies(&kernels);
+                let measured = run?;
+                plan.ran = true;
+                if !measured.is_empty() && self.refine.load(Ordering::Relaxed) {
+                    self.record(&measured);
+                }
+                plan
             };
-            drop(graph);
-            let run = exec::run_plan(self, &kernels, &mut plan);
-            // External host memory (a NumPy array) may change before the
-            // next evaluation: its device copies are not trusted beyond this
-            // one unless pinned by an explicit `to_device`.
-            exec::forget_external_copies(&kernels);
-            let measured = run?;
-            plan.ran = true;
             for o in outputs {
                 if !resolve_ready_view(o) {
                     return Err(Error::internal("eval", format!("{o:?} was not computed")));
                 }
-            }
-            if !measured.is_empty() && self.refine.load(Ordering::Relaxed) {
-                self.record(&measured);
             }
             Ok(plan)
         })

@@ -73,7 +73,6 @@ pub(crate) fn bind(k: &Kernel) -> Result<BoundKernel<'_>> {
         }
     };
     Ok(BoundKernel {
-        name: k.name(),
         shape: &k.shape,
         outputs,
         body,
@@ -95,13 +94,13 @@ fn input_buffers<'a>(b: &'a BoundKernel<'_>) -> Vec<&'a Arc<crate::buffer::Buffe
 }
 
 /// Checks a backend's results against what the kernel declared.
-fn check_results(b: &BoundKernel<'_>, values: &[Value]) -> Result<()> {
+fn check_results(k: &Kernel, b: &BoundKernel<'_>, values: &[Value]) -> Result<()> {
     if values.len() != b.outputs.len() {
         return Err(Error::internal(
             "eval",
             format!(
                 "{} returned {} values for {} outputs",
-                b.name,
+                k.name(),
                 values.len(),
                 b.outputs.len()
             ),
@@ -113,7 +112,7 @@ fn check_results(b: &BoundKernel<'_>, values: &[Value]) -> Result<()> {
                 "eval",
                 format!(
                     "{} returned {:?} {} where {shape:?} {dtype} contiguous was declared",
-                    b.name,
+                    k.name(),
                     v.layout.shape,
                     v.buffer.dtype()
                 ),
@@ -180,6 +179,54 @@ pub(crate) fn run_plan(
         }
     }
     Ok(measured)
+}
+
+/// Runs `kernels` in order on the CPU with no plan (no predictions,
+/// timings or trace): the path of a small evaluation when nothing else
+/// could run it, whose cost per call is the point.
+pub(crate) fn run_on_cpu(engine: &Engine, kernels: &[Kernel]) -> Result<()> {
+    let backend = engine.backend(DeviceKind::Cpu)?;
+    for k in kernels {
+        crate::interrupt::check("eval")?;
+        if let KernelBody::Library { call, .. } = &k.body {
+            if let Some(results) = call.results() {
+                store_library(k, results)?;
+                continue;
+            }
+        }
+        let bound = bind(k)?;
+        for buffer in input_buffers(&bound) {
+            if !buffer.residency().is_valid_on(DeviceKind::Cpu) {
+                backend.copy_in(buffer)?;
+                engine.count_copy(DeviceKind::Cpu);
+            }
+        }
+        let values = backend.run(&bound)?;
+        engine.count_kernel(DeviceKind::Cpu);
+        check_results(k, &bound, &values)?;
+        drop(bound);
+        store_results(k, values)?;
+    }
+    backend.finish().map(|_| ())
+}
+
+/// Makes a kernel's results the values of its output nodes.
+fn store_results(k: &Kernel, values: Vec<Value>) -> Result<()> {
+    match &k.body {
+        KernelBody::Library { call, .. } => {
+            let _ = call.results.set(values);
+            let results = call
+                .results()
+                .ok_or_else(|| Error::internal("eval", "library results not stored"))?;
+            store_library(k, results)
+        }
+        KernelBody::Fused { .. } => {
+            for (node, v) in k.outputs.iter().zip(values) {
+                node.set_value(v);
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Kernels placed elsewhere only because a device would first have to
@@ -249,22 +296,9 @@ fn run_kernels<'e>(
         let contended = contention.is_some_and(|c| c.contended(seconds));
         launched.push((i, backend, contended));
         engine.count_kernel(pk.device);
-        check_results(&bound, &values)?;
+        check_results(k, &bound, &values)?;
         drop(bound);
-        match &k.body {
-            KernelBody::Library { call, .. } => {
-                let _ = call.results.set(values);
-                let results = call
-                    .results()
-                    .ok_or_else(|| Error::internal("eval", "library results not stored"))?;
-                store_library(k, results)?;
-            }
-            KernelBody::Fused { .. } => {
-                for (node, v) in k.outputs.iter().zip(values) {
-                    node.set_value(v);
-                }
-            }
-        }
+        store_results(k, values)?;
         if trace::is_recording() {
             let pred = pk.predicted().map_or(0.0, |p| p.kernel.seconds);
             trace::kernel_event(

@@ -99,7 +99,8 @@ pub struct ReducePlan {
 pub enum KernelBody {
     /// A fused elementwise program, optionally closed by reductions.
     Fused {
-        program: Program,
+        /// Shared: a cached fusion hands the same program to every call.
+        program: Arc<Program>,
         /// Bound program sources, in `program.sources` order.
         sources: Vec<KernelSource>,
         reduce: Option<ReducePlan>,
@@ -136,7 +137,7 @@ impl Kernel {
     /// The fused program, if this is a fused kernel.
     pub fn program(&self) -> Option<&Program> {
         match &self.body {
-            KernelBody::Fused { program, .. } => Some(program),
+            KernelBody::Fused { program, .. } => Some(&**program),
             KernelBody::Library { .. } => None,
         }
     }
@@ -520,7 +521,7 @@ impl Builder<'_> {
         Kernel {
             shape,
             body: KernelBody::Fused {
-                program: self.program,
+                program: Arc::new(self.program),
                 sources: self.sources,
                 reduce,
             },

@@ -3,8 +3,10 @@
 //! consumers, so later stages never lock a node again.
 
 use crate::array::{Array, Value};
+use crate::fuse_cache::{FastHasher, FastMap};
 use crate::op::Op;
-use std::collections::HashMap;
+
+type FastBuild = std::hash::BuildHasherDefault<FastHasher>;
 
 /// A pending subgraph in topological order (inputs before consumers).
 pub struct Graph {
@@ -15,7 +17,7 @@ pub struct Graph {
     /// For each node, the positions (in `nodes`) of its pending consumers.
     pub consumers: Vec<Vec<usize>>,
     /// Node id -> position in `nodes`.
-    pub index: HashMap<u64, usize>,
+    pub index: FastMap<u64, usize>,
     /// Positions of the requested outputs that are pending.
     pub requested: Vec<usize>,
 }
@@ -24,11 +26,29 @@ pub struct Graph {
 /// is passed: a cheap hint of how long an evaluation may run (front ends
 /// make long ones interruptible).
 pub fn pending_points(outputs: &[Array], limit: usize) -> usize {
-    let mut seen = std::collections::HashSet::new();
+    // Small graphs (the common case) track visited ids in a short list;
+    // a hash set is only worth its allocation for big ones.
+    let mut seen: Vec<u64> = Vec::new();
+    let mut seen_big: Option<std::collections::HashSet<u64, FastBuild>> = None;
     let mut stack: Vec<Array> = outputs.to_vec();
     let mut total = 0usize;
     while let Some(a) = stack.pop() {
-        if total > limit || !seen.insert(a.id()) {
+        if total > limit {
+            break;
+        }
+        let id = a.id();
+        let new = match &mut seen_big {
+            Some(set) => set.insert(id),
+            None if seen.contains(&id) => false,
+            None => {
+                seen.push(id);
+                if seen.len() > 32 {
+                    seen_big = Some(seen.drain(..).collect());
+                }
+                true
+            }
+        };
+        if !new {
             continue;
         }
         if let Some(inputs) = a.pending_inputs() {
@@ -47,7 +67,7 @@ impl Graph {
             nodes: Vec::new(),
             inputs: Vec::new(),
             consumers: Vec::new(),
-            index: HashMap::new(),
+            index: FastMap::default(),
             requested: Vec::new(),
         };
         // Iterative post-order DFS: (node, inputs, next input to visit).

@@ -44,6 +44,7 @@ pub mod explain;
 pub mod expr;
 pub mod fft;
 pub mod fuse;
+mod fuse_cache;
 pub mod gpu;
 pub mod graph;
 pub mod interrupt;

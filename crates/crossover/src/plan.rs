@@ -204,26 +204,6 @@ fn ms(s: f64) -> String {
     crate::explain::time(s)
 }
 
-/// A kernel placed on the CPU with nothing predicted or said: what
-/// [`crate::Engine`] runs when no other device exists and nobody reads the
-/// plan (no history is recorded without a prediction).
-pub(crate) fn on_cpu_unexplained(k: &Kernel) -> PlannedKernel {
-    PlannedKernel {
-        name: String::new(),
-        key: String::new(),
-        fused: Vec::new(),
-        written: Vec::new(),
-        shape: Vec::new(),
-        work: Work::unkeyed(k),
-        options: Vec::new(),
-        device: DeviceKind::Cpu,
-        choice: Choice::OnlyUsable,
-        reason: String::new(),
-        measured_s: None,
-        measured_copy_s: None,
-    }
-}
-
 /// Places `kernels` (in execution order) under `policy`.
 pub(crate) fn plan(
     kernels: &[Kernel],

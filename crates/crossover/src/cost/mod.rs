@@ -114,20 +114,6 @@ impl Work {
         }
     }
 
-    /// Points and bytes only (no key, no flops): for a kernel nobody
-    /// predicts (see `plan::on_cpu_unexplained`).
-    pub(crate) fn unkeyed(kernel: &Kernel) -> Work {
-        Work {
-            points: kernel.numel(),
-            bytes: kernel.bytes() as f64,
-            arith: 0.0,
-            transcendental: 0.0,
-            double: false,
-            library: None,
-            key: String::new(),
-        }
-    }
-
     /// All flops.
     pub fn flops(&self) -> f64 {
         self.arith + self.transcendental

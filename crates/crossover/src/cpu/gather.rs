@@ -17,6 +17,13 @@ pub enum Access {
 impl Access {
     /// Classifies a layout over the iteration space.
     pub fn of(layout: &Layout) -> Access {
+        // The common case without coalescing's allocation: a contiguous
+        // layout of several elements coalesces to one run of stride 1.
+        if layout.is_contiguous() && layout.numel() != 1 {
+            return Access::Contiguous {
+                offset: layout.offset,
+            };
+        }
         let c = layout.coalesce();
         if c.numel() == 0 {
             return Access::Contiguous { offset: c.offset };

@@ -53,8 +53,6 @@ pub enum BoundBody<'k> {
 /// A kernel ready to run: what a [`Backend`] receives.
 #[derive(Debug)]
 pub struct BoundKernel<'k> {
-    /// Short name for errors and traces (`fused(mul,sin)`, `matmul`).
-    pub name: String,
     /// Iteration space (library kernels: the first output's shape).
     pub shape: &'k [usize],
     /// Shape and dtype of each value the backend returns.

@@ -8,6 +8,7 @@ mod elementwise;
 mod errors;
 mod expr_fuzz;
 mod fusion;
+mod fusion_cache;
 mod gpu;
 mod gpu_fft;
 mod gpu_library;

@@ -1,0 +1,347 @@
+//! Fusion results cached by graph structure, so a repeated call (the same
+//! ops on inputs of the same dtypes and layouts) skips [`fuse`] and only
+//! rebinds the new nodes and inputs into the kernels found last time.
+//!
+//! The key is an exact encoding of everything `fuse` reads (ops with their
+//! constants, dtypes, shapes, which node feeds which, which inputs are the
+//! same array, the layouts of ready inputs, the requested outputs), compared
+//! whole, so a hash collision can never hand back another graph's kernels.
+//! Fusion does not depend on the devices, so neither does the cache; the
+//! planner still places every kernel. Graphs with random sources or library
+//! calls (their keys and calls are unique per call) are not cached.
+
+use crate::array::{Array, NodeState};
+use crate::dtype::Scalar;
+use crate::error::Result;
+use crate::expr::ir::Program;
+use crate::fuse::{fuse, Boundary, Kernel, KernelBody, KernelSource, ReducePlan};
+use crate::graph::Graph;
+use crate::op::Op;
+use crate::shape::Layout;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::Arc;
+
+/// Entries kept per thread; the table is emptied when full (a loop over
+/// ever-new scalars must not grow it without bound).
+const CAPACITY: usize = 256;
+
+/// A fast hasher for integer keys (node ids, key words) (Fx-style multiply-rotate): the default
+/// SipHash costs more than the rest of a small lookup.
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64)
+    }
+}
+
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// Records every value a derived `Hash` writes, one word each: an exact,
+/// prefix-free encoding of the value (not a digest).
+struct Enc<'a>(&'a mut Vec<u64>);
+
+impl Hasher for Enc<'_> {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.push(bytes.len() as u64);
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.0.push(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.0.push(v.into())
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.0.push(v.into())
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0.push(v.into())
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0.push(v)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.0.push(v as u64)
+    }
+    fn write_i8(&mut self, v: i8) {
+        self.0.push(v as i64 as u64)
+    }
+    fn write_i16(&mut self, v: i16) {
+        self.0.push(v as i64 as u64)
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.0.push(v as i64 as u64)
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.0.push(v as u64)
+    }
+    fn write_isize(&mut self, v: isize) {
+        self.0.push(v as i64 as u64)
+    }
+}
+
+/// An array a cached kernel refers to: a node of the graph (by position)
+/// or a ready input (by order of first use in the key).
+#[derive(Clone, Copy)]
+enum Ref {
+    Node(usize),
+    Ext(usize),
+}
+
+struct SourceT {
+    /// `None`: a flat-index source.
+    array: Option<Ref>,
+    layout: Layout,
+}
+
+struct KernelT {
+    shape: Vec<usize>,
+    program: Arc<Program>,
+    sources: Vec<SourceT>,
+    reduce: Option<ReducePlan>,
+    outputs: Vec<usize>,
+    reasons: Vec<Boundary>,
+    fused: Vec<&'static str>,
+}
+
+type Templates = Arc<[KernelT]>;
+
+#[derive(Default)]
+struct Cache {
+    map: FastMap<Box<[u64]>, Templates>,
+    /// The key being built (kept to reuse its memory).
+    key: Vec<u64>,
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
+}
+
+/// [`fuse`], through this thread's cache.
+pub(crate) fn fuse_cached(graph: &Graph) -> Result<Vec<Kernel>> {
+    let looked_up = CACHE.with(|c| {
+        let Ok(mut c) = c.try_borrow_mut() else {
+            return None;
+        };
+        let c = &mut *c;
+        c.key.clear();
+        let ext = encode(graph, &mut c.key)?;
+        let hit = c.map.get(&c.key[..]).cloned();
+        let key = hit.is_none().then(|| c.key.clone().into_boxed_slice());
+        Some((ext, hit, key))
+    });
+    let Some((ext, hit, key)) = looked_up else {
+        return fuse(graph);
+    };
+    if let Some(t) = hit {
+        return Ok(instantiate(&t, graph, &ext));
+    }
+    let kernels = fuse(graph)?;
+    if let (Some(key), Some(t)) = (key, template(&kernels, graph, &ext)) {
+        CACHE.with(|c| {
+            if let Ok(mut c) = c.try_borrow_mut() {
+                if c.map.len() >= CAPACITY {
+                    c.map.clear();
+                }
+                c.map.insert(key, t);
+            }
+        });
+    }
+    Ok(kernels)
+}
+
+fn push_scalar(key: &mut Vec<u64>, s: Scalar) {
+    match s {
+        Scalar::Bool(b) => key.extend([0, b as u64]),
+        Scalar::Int(i) => key.extend([1, i as u64]),
+        Scalar::Float(f) => key.extend([2, f.to_bits()]),
+    }
+}
+
+/// Encodes `op`; `false` for ops whose graphs are not cached.
+fn push_op(key: &mut Vec<u64>, op: &Op) -> bool {
+    match op {
+        Op::Input => key.push(1),
+        Op::Full(s) => {
+            key.push(2);
+            push_scalar(key, *s);
+        }
+        Op::Arange { start, step, last } => {
+            key.extend([3, start.to_bits(), step.to_bits()]);
+            match last {
+                Some(l) => key.extend([1, l.to_bits()]),
+                None => key.push(0),
+            }
+        }
+        Op::Unary(u) => {
+            key.push(4);
+            u.hash(&mut Enc(key));
+        }
+        Op::Binary(b) => {
+            key.push(5);
+            b.hash(&mut Enc(key));
+        }
+        Op::Where => key.push(6),
+        Op::Cast => key.push(7),
+        Op::View(ops) => {
+            key.push(8);
+            ops.hash(&mut Enc(key));
+        }
+        Op::Reduce { op, axes, keepdims } => {
+            key.push(9);
+            let mut e = Enc(key);
+            op.hash(&mut e);
+            axes.hash(&mut e);
+            keepdims.hash(&mut e);
+        }
+        Op::Random { .. } | Op::Library { .. } => return false,
+    }
+    true
+}
+
+/// Writes the structure of `graph` into `key`; returns the ready inputs in
+/// order of first use, or `None` when the graph is not cached.
+fn encode(graph: &Graph, key: &mut Vec<u64>) -> Option<Vec<Array>> {
+    let mut ext: Vec<Array> = Vec::new();
+    key.push(graph.len() as u64);
+    key.push(graph.requested.len() as u64);
+    key.extend(graph.requested.iter().map(|&r| r as u64));
+    for (node, inputs) in graph.nodes.iter().zip(&graph.inputs) {
+        if !push_op(key, node.op()) {
+            return None;
+        }
+        node.dtype().hash(&mut Enc(key));
+        node.shape().hash(&mut Enc(key));
+        key.push(inputs.len() as u64);
+        for a in inputs {
+            if let Some(p) = graph.pos(a) {
+                key.push((p as u64) << 1);
+                continue;
+            }
+            if let Some(i) = ext.iter().position(|e| e.id() == a.id()) {
+                key.push(((i as u64) << 1) | 1);
+                continue;
+            }
+            // A new ready input: its dtype and layout follow its reference.
+            key.push(((ext.len() as u64) << 1) | 1);
+            a.dtype().hash(&mut Enc(key));
+            match &*a.state() {
+                NodeState::Ready(v) => v.layout.hash(&mut Enc(key)),
+                // Made ready or pending by a race: fuse it afresh.
+                NodeState::Pending(_) => return None,
+            }
+            ext.push(a.clone());
+        }
+    }
+    Some(ext)
+}
+
+fn resolve(r: Ref, graph: &Graph, ext: &[Array]) -> Array {
+    match r {
+        Ref::Node(p) => graph.nodes[p].clone(),
+        Ref::Ext(i) => ext[i].clone(),
+    }
+}
+
+/// The kernels of `templates` bound to this graph's nodes and inputs.
+fn instantiate(templates: &[KernelT], graph: &Graph, ext: &[Array]) -> Vec<Kernel> {
+    templates
+        .iter()
+        .map(|t| Kernel {
+            shape: t.shape.clone(),
+            body: KernelBody::Fused {
+                program: Arc::clone(&t.program),
+                sources: t
+                    .sources
+                    .iter()
+                    .map(|s| match s.array {
+                        Some(r) => KernelSource::Buffer {
+                            array: resolve(r, graph, ext),
+                            layout: s.layout.clone(),
+                        },
+                        None => KernelSource::Index {
+                            layout: s.layout.clone(),
+                        },
+                    })
+                    .collect(),
+                reduce: t.reduce.clone(),
+            },
+            outputs: t.outputs.iter().map(|&p| graph.nodes[p].clone()).collect(),
+            reasons: t.reasons.clone(),
+            fused: t.fused.clone(),
+        })
+        .collect()
+}
+
+/// `kernels` with their arrays replaced by references, or `None` when one
+/// cannot be expressed (then nothing is cached).
+fn template(kernels: &[Kernel], graph: &Graph, ext: &[Array]) -> Option<Templates> {
+    let find = |a: &Array| -> Option<Ref> {
+        graph
+            .pos(a)
+            .map(Ref::Node)
+            .or_else(|| ext.iter().position(|e| e.id() == a.id()).map(Ref::Ext))
+    };
+    kernels
+        .iter()
+        .map(|k| {
+            let KernelBody::Fused {
+                program,
+                sources,
+                reduce,
+            } = &k.body
+            else {
+                return None;
+            };
+            let sources = sources
+                .iter()
+                .map(|s| match s {
+                    KernelSource::Buffer { array, layout } => Some(SourceT {
+                        array: Some(find(array)?),
+                        layout: layout.clone(),
+                    }),
+                    KernelSource::Index { layout } => Some(SourceT {
+                        array: None,
+                        layout: layout.clone(),
+                    }),
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let outputs = k
+                .outputs
+                .iter()
+                .map(|o| graph.pos(o))
+                .collect::<Option<Vec<_>>>()?;
+            Some(KernelT {
+                shape: k.shape.clone(),
+                program: Arc::clone(program),
+                sources,
+                reduce: reduce.clone(),
+                outputs,
+                reasons: k.reasons.clone(),
+                fused: k.fused.clone(),
+            })
+        })
+        .collect()
+}
