@@ -149,6 +149,10 @@ fn kernel(f: &mut fmt::Formatter<'_>, i: usize, k: &PlannedKernel) -> fmt::Resul
         Choice::Forced => "forced",
     };
     writeln!(f, "  choice    : {} ({how}): {}", k.device, k.reason)?;
+    let route = k.options.iter().find(|o| o.device == k.device);
+    if let Some(r) = route.and_then(|o| o.route.as_deref()) {
+        writeln!(f, "  runs as   : {r}")?;
+    }
     if let Some(m) = k.measured_s {
         let pred = k.predicted().map(|p| p.kernel.seconds).unwrap_or(0.0);
         write!(

@@ -43,6 +43,9 @@ pub struct DeviceOption {
     pub device: DeviceKind,
     /// The prediction, or why the device cannot run the kernel.
     pub outcome: std::result::Result<Prediction, String>,
+    /// How the device runs a library op (its vendor library or the core's
+    /// kernel), when it says.
+    pub route: Option<String>,
 }
 
 /// How the device was chosen.
@@ -229,6 +232,10 @@ pub(crate) fn plan(
             .map(|&d| DeviceOption {
                 device: d,
                 outcome: predict_on(d, k, &work, &inputs, in_bytes + out_bytes, profile, devices),
+                route: match (&k.body, &devices.backends[d.index()]) {
+                    (KernelBody::Library { call, .. }, Ok(b)) => b.library_route(&call.op),
+                    _ => None,
+                },
             })
             .collect();
         let usable: Vec<(DeviceKind, &Prediction)> = options

@@ -47,6 +47,15 @@ fn tf32() -> bool {
     std::env::var("CROSSOVER_GPU_TF32").is_ok_and(|v| v == "1")
 }
 
+/// cuBLAS and its float32 mode, for explain.
+pub(super) fn describe() -> String {
+    if tf32() {
+        "cuBLAS (float32 products on TF32 tensor cores: CROSSOVER_GPU_TF32=1)".into()
+    } else {
+        "cuBLAS (full float32; TF32 only with CROSSOVER_GPU_TF32=1)".into()
+    }
+}
+
 fn status(call: &'static str, s: blas::cublasStatus_t) -> Result<(), ApiError> {
     match s {
         blas::cublasStatus_t::CUBLAS_STATUS_SUCCESS => Ok(()),

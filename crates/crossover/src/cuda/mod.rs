@@ -459,6 +459,14 @@ impl GpuApi for CudaApi {
         libs::cufft().is_ok()
     }
 
+    fn blas_name(&self) -> Option<String> {
+        libs::cublas().ok().map(|_| blas::describe())
+    }
+
+    fn fft_name(&self) -> Option<&'static str> {
+        libs::cufft().ok().map(|_| "cuFFT")
+    }
+
     fn elapsed(&self, event: &CudaTiming) -> Result<Option<f64>, ApiError> {
         self.enter("cuEventElapsedTime")?;
         let ms = event

@@ -106,6 +106,11 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// `Err(reason)` when this device cannot run `kernel` (an op without an
     /// implementation here, a dtype it does not support).
     fn check(&self, kernel: &Kernel) -> std::result::Result<(), String>;
+    /// How this device runs library op `op`, for explain (`"cuBLAS"`,
+    /// `"crossover's tiled kernel"`...); `None`: nothing worth saying.
+    fn library_route(&self, _op: &crate::op::Library) -> Option<String> {
+        None
+    }
     /// Bytes of memory kernels may use on the device (`None`: host memory,
     /// not limited by the planner).
     fn memory_bytes(&self) -> Option<u64>;

@@ -205,6 +205,15 @@ pub trait GpuApi: Send + Sync + 'static {
     fn fft_any_length(&self) -> bool {
         false
     }
+    /// The vendor BLAS [`GpuApi::gemm`] uses and its float32 mode, for
+    /// explain (`None`: none here).
+    fn blas_name(&self) -> Option<String> {
+        None
+    }
+    /// The vendor FFT library [`GpuApi::fft_axis`] uses, for explain.
+    fn fft_name(&self) -> Option<&'static str> {
+        None
+    }
     /// The device ordinal and pointer of `mem` for other libraries (`None`:
     /// this API's memory has no such address).
     fn address(&self, _mem: &Self::Mem) -> Option<(usize, u64)> {

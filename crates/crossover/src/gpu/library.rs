@@ -83,6 +83,27 @@ impl<A: GpuApi> GpuBackend<A> {
         ))
     }
 
+    /// How this device runs library op `op` (one it accepts), for explain.
+    pub(super) fn library_route(&self, op: &Library) -> Option<String> {
+        let api = &self.shared.api;
+        Some(match op {
+            Library::MatMul(mm) if mm.dims().4.is_float() => match api.blas_name() {
+                Some(blas) => {
+                    format!("{blas} where it can read the operands' layouts, else crossover's tiled kernel")
+                }
+                None => "crossover's tiled matmul kernel".into(),
+            },
+            Library::MatMul(_) => "crossover's tiled matmul kernel (integer products wrap)".into(),
+            Library::Fft(_) => match api.fft_name() {
+                Some(lib) => format!("{lib} per axis; crossover's kernels load, scale and extend"),
+                None => "crossover's radix-2 FFT kernels".into(),
+            },
+            Library::SparseDense(_) => "crossover's CSR kernel (the CPU's summation order)".into(),
+            Library::Scan(_) => "crossover's three-stage scan kernel".into(),
+            Library::Dense(_) => return None,
+        })
+    }
+
     /// Runs library op `op` (one this device accepted) on `inputs`.
     pub(super) fn run_library(
         &self,

@@ -371,6 +371,10 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
         )
     }
 
+    fn library_route(&self, op: &crate::op::Library) -> Option<String> {
+        GpuBackend::library_route(self, op)
+    }
+
     fn check(&self, kernel: &Kernel) -> std::result::Result<(), String> {
         if std::process::id() != self.shared.pid {
             // A GPU context does not survive fork (CUDA refuses it; OpenCL

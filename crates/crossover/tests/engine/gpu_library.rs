@@ -260,6 +260,58 @@ fn scans_run_on_the_opencl_device_across_chunk_edges() {
     assert_close(&got, &want, 1e-15, 1e-15, "scan of a transposed view");
 }
 
+/// explain says how the device runs each library op: on OpenCL (no vendor
+/// libraries) the core's own kernels, by name; the CPU says nothing more.
+#[test]
+fn explain_names_how_the_device_runs_library_ops() {
+    let Some(gpu) = opencl_engine() else { return };
+    let (a, _) = array(&[70, 64], DType::F32, 1, -1.0, 1.0);
+    let cases: [(Array, &str); 4] = [
+        (
+            a.matmul(&a.transpose().unwrap()).unwrap(),
+            "crossover's tiled matmul kernel",
+        ),
+        (
+            crossover::fft::fft(&a, None, -1, crossover::fft::Norm::Backward).unwrap(),
+            "crossover's radix-2 FFT kernels",
+        ),
+        (
+            a.cumsum(Some(0)).unwrap(),
+            "crossover's three-stage scan kernel",
+        ),
+        (
+            a.cast(DType::I32)
+                .unwrap()
+                .matmul(&a.cast(DType::I32).unwrap().transpose().unwrap())
+                .unwrap(),
+            "integer products wrap",
+        ),
+    ];
+    for (y, route) in cases {
+        let plan = gpu
+            .engine
+            .plan(
+                std::slice::from_ref(&y),
+                Some(crossover::Policy::Force(DeviceKind::Gpu)),
+            )
+            .unwrap();
+        let text = plan.to_string();
+        assert!(
+            text.contains("runs as   : ") && text.contains(route),
+            "{text}"
+        );
+        let on_cpu = gpu
+            .engine
+            .plan(
+                std::slice::from_ref(&y),
+                Some(crossover::Policy::Force(DeviceKind::Cpu)),
+            )
+            .unwrap()
+            .to_string();
+        assert!(!on_cpu.contains("runs as"), "{on_cpu}");
+    }
+}
+
 /// Other libraries' memory: an OpenCL device has no address to export and
 /// refuses CUDA pointers with the reason; an engine without a GPU says so.
 #[test]
