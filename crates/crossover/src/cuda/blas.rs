@@ -11,11 +11,10 @@
 //!
 //! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
 
-use super::{err, CudaApi, CudaMem, CudaTiming};
+use super::{CudaApi, CudaMem, CudaTiming};
 use crate::dtype::DType;
 use crate::gpu::api::{ApiError, Gemm, GemmOperand};
 use cudarc::cublas::sys as blas;
-use cudarc::driver::sys;
 use std::sync::OnceLock;
 
 /// A cuBLAS handle bound to crossover's stream.
@@ -153,15 +152,7 @@ impl CudaApi {
             g.a.batch_stride as i64,
             (g.m * g.n) as i64,
         );
-        let timing_event = || {
-            self.ctx
-                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| err("cuEventCreate", e))
-        };
-        let (start, end) = (timing_event()?, timing_event()?);
-        start
-            .record(&self.stream)
-            .map_err(|e| err("cuEventRecord", e))?;
+        let timing = self.start_timing()?;
         let (a, b, c) = (ptr(&g.b), ptr(&g.a), g.c.ptr);
         // One call per precision: `$f` is cuBLAS's function, `$t` the type.
         macro_rules! gemm {
@@ -204,8 +195,6 @@ impl CudaApi {
         let s = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
             .map_err(|_| ApiError::new(CALL, "cuBLAS is missing a function"))?;
         status(CALL, s)?;
-        end.record(&self.stream)
-            .map_err(|e| err("cuEventRecord", e))?;
-        Ok(CudaTiming { start, end })
+        self.end_timing(timing)
     }
 }

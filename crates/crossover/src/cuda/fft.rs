@@ -6,11 +6,10 @@
 //!
 //! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
 
-use super::{err, CudaApi, CudaMem, CudaTiming};
+use super::{CudaApi, CudaMem, CudaTiming};
 use crate::dtype::DType;
 use crate::gpu::api::{ApiError, FftAxis};
 use cudarc::cufft::{result as cufft, sys as fft_sys};
-use cudarc::driver::sys;
 use std::ffi::c_int;
 use std::sync::Mutex;
 
@@ -127,15 +126,7 @@ impl CudaApi {
             }
         };
         let plan = plans[at].1.raw;
-        let timing_event = || {
-            self.ctx
-                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| err("cuEventCreate", e))
-        };
-        let (start, end) = (timing_event()?, timing_event()?);
-        start
-            .record(&self.stream)
-            .map_err(|e| err("cuEventRecord", e))?;
+        let timing = self.start_timing()?;
         // cuFFT's CUFFT_INVERSE and CUFFT_FORWARD.
         let direction: c_int = if f.inverse { 1 } else { -1 };
         let group_bytes = (f.n * f.inner * 2 * f.precision.size()) as u64;
@@ -153,8 +144,6 @@ impl CudaApi {
             };
             r.map_err(|e| status(CALL, e))?;
         }
-        end.record(&self.stream)
-            .map_err(|e| err("cuEventRecord", e))?;
-        Ok(CudaTiming { start, end })
+        self.end_timing(timing)
     }
 }

@@ -109,6 +109,31 @@ pub struct CudaTiming {
     end: CudaEvent,
 }
 
+impl CudaApi {
+    /// Records the start of timed work on crossover's stream.
+    fn start_timing(&self) -> Result<CudaTiming, ApiError> {
+        let event = || {
+            self.ctx
+                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| err("cuEventCreate", e))
+        };
+        let (start, end) = (event()?, event()?);
+        start
+            .record(&self.stream)
+            .map_err(|e| err("cuEventRecord", e))?;
+        Ok(CudaTiming { start, end })
+    }
+
+    /// Records the end of the work [`CudaApi::start_timing`] began.
+    fn end_timing(&self, timing: CudaTiming) -> Result<CudaTiming, ApiError> {
+        timing
+            .end
+            .record(&self.stream)
+            .map_err(|e| err("cuEventRecord", e))?;
+        Ok(timing)
+    }
+}
+
 /// Whether the NVIDIA driver is installed (without initialising it).
 ///
 /// # Errors
@@ -402,12 +427,6 @@ impl GpuApi for CudaApi {
             .ok()
             .filter(|&g| g >= 1)
             .ok_or_else(|| ApiError::new("cuLaunchKernel", format!("{groups} blocks")))?;
-        let timing_event = || {
-            self.ctx
-                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| err("cuEventCreate", e))
-        };
-        let (start, end) = (timing_event()?, timing_event()?);
         // Kernel parameters are pointers to each argument's value: a device
         // address, or the parameter struct's bytes (copied at launch).
         let mut params: Vec<*mut c_void> = args
@@ -417,9 +436,7 @@ impl GpuApi for CudaApi {
                 Arg::Bytes(b) => b.as_ptr() as *mut c_void,
             })
             .collect();
-        start
-            .record(&self.stream)
-            .map_err(|e| err("cuEventRecord", e))?;
+        let timing = self.start_timing()?;
         // SAFETY: a function of a loaded module; `params` has one pointer per
         // kernel parameter, each valid for the duration of the call (the
         // driver copies the values); the memory lives until the stream
@@ -435,9 +452,7 @@ impl GpuApi for CudaApi {
             )
         }
         .map_err(|e| err("cuLaunchKernel", e))?;
-        end.record(&self.stream)
-            .map_err(|e| err("cuEventRecord", e))?;
-        Ok(CudaTiming { start, end })
+        self.end_timing(timing)
     }
 
     fn synchronize(&self) -> Result<(), ApiError> {
