@@ -486,6 +486,34 @@ def test_linalg_and_fft_follow_the_standard():
     _check(xo.linalg.det(x), xs.linalg.det(r))
 
 
+def test_linalg_results_are_named_tuples_as_the_standard_says():
+    rng = np.random.default_rng(6)
+    m = rng.normal(size=(5, 5))
+    x, r = _pair(m)
+    s, rs = _pair(m + m.T)
+    svd, qr, eigh = xo.linalg.svd(x, full_matrices=False), xo.linalg.qr(x), xo.linalg.eigh(s)
+    ref_svd, ref_qr, ref_eigh = (xs.linalg.svd(r, full_matrices=False), xs.linalg.qr(r),
+                                 xs.linalg.eigh(rs))
+    assert svd._fields == ref_svd._fields == ("U", "S", "Vh")
+    assert qr._fields == ref_qr._fields == ("Q", "R")
+    assert eigh._fields == ref_eigh._fields == ("eigenvalues", "eigenvectors")
+    # Vectors are unique up to sign: check values and reconstructions.
+    _check(svd.S, ref_svd.S)
+    _check(eigh.eigenvalues, ref_eigh.eigenvalues)
+    np.testing.assert_allclose(np.asarray(svd.U * svd.S @ svd.Vh), m, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(qr.Q @ qr.R), m, atol=1e-12)
+
+
+@pytest.mark.parametrize("correction", [0.5, 1.0, 1, 1.75])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 1)])
+def test_std_and_var_take_a_fractional_correction(correction, axis):
+    a = np.random.default_rng(7).normal(size=(3, 4, 2))
+    x, r = _pair(a)
+    for name in ("std", "var"):
+        _check(getattr(xo, name)(x, axis=axis, correction=correction),
+               getattr(xs, name)(r, axis=axis, correction=correction))
+
+
 # ---- SciPy and scikit-learn dispatch --------------------------------------------------------
 
 DISPATCH_EXAMPLE = """

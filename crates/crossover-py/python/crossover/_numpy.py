@@ -348,9 +348,25 @@ def _moment(method: str):
             ddof, correction = correction, _NoValue  # the Array API's name for ddof
         if out is not None or not _plain(where, mean, correction):
             return _unsupported(out=out, where=where, mean=mean, correction=correction)
-        return getattr(_x(a), method)(axis=axis, dtype=dtype, ddof=ddof, keepdims=bool(keepdims))
+        x = _x(a)
+        if isinstance(ddof, float) and not ddof.is_integer():
+            return _fractional_moment(x, method, axis, dtype, ddof, bool(keepdims))
+        return getattr(x, method)(axis=axis, dtype=dtype, ddof=int(ddof), keepdims=bool(keepdims))
 
     return impl
+
+
+def _fractional_moment(x, method, axis, dtype, ddof, keepdims):
+    """var/std with a fractional ``ddof`` (the Array API's ``correction``
+    is a float): the engine's ``ddof=0`` variance times ``n / (n - ddof)``,
+    and like NumPy, an infinite factor where ``n - ddof <= 0``."""
+    v = x.var(axis=axis, dtype=dtype, ddof=0, keepdims=keepdims)
+    axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    n = 1
+    for ax in axes:
+        n *= x.shape[ax]
+    v = v * (n / (n - ddof) if n > ddof else float("inf"))
+    return v ** 0.5 if method == "std" else v
 
 
 _IMPL[np.std] = _moment("std")

@@ -9,11 +9,28 @@ result is computed: never a silent NaN.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _crossover as _C
 
-__all__ = ["matmul", "solve", "cholesky", "inv", "det", "svd", "svdvals", "qr", "eigh",
+
+# NumPy's (and the Array API's) result types: tuples whose fields have names.
+class SVDResult(NamedTuple):
+    U: Any
+    S: Any
+    Vh: Any
+
+
+class QRResult(NamedTuple):
+    Q: Any
+    R: Any
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+__all__ = ["SVDResult", "QRResult", "EighResult", "matmul", "solve", "cholesky", "inv", "det", "svd", "svdvals", "qr", "eigh",
            "eigvalsh", "matrix_transpose", "multi_dot", "matrix_power", "norm", "cond"]
 
 
@@ -73,8 +90,9 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
     complement basis) and ``hermitian=True`` run in NumPy (a
     FallbackWarning). ``compute_uv=False`` returns ``s`` alone."""
     if hermitian:
-        return _numpy_runs("svd", (a, full_matrices, compute_uv, hermitian), {},
-                           "the engine does not take the argument hermitian=True")
+        return _named(SVDResult, _numpy_runs(
+            "svd", (a, full_matrices, compute_uv, hermitian), {},
+            "the engine does not take the argument hermitian=True"), compute_uv)
     if not compute_uv:
         return svdvals(a)
     shape = getattr(a, "shape", None)
@@ -83,24 +101,33 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
 
         shape = np.shape(a)
     if full_matrices and len(shape) >= 2 and shape[-1] != shape[-2]:
-        return _numpy_runs("svd", (a, True, True), {},
-                           "full_matrices=True of a non-square matrix (the engine's SVD is thin)")
-    return _C.linalg_multi("svd", a)
+        return SVDResult(*_numpy_runs(
+            "svd", (a, True, True), {},
+            "full_matrices=True of a non-square matrix (the engine's SVD is thin)"))
+    return SVDResult(*_C.linalg_multi("svd", a))
 
 
 def qr(a: Any, mode: str = "reduced") -> Any:
     """Reduced QR ``(Q, R)``; other ``mode`` values run in NumPy."""
     if mode != "reduced":
-        return _numpy_runs("qr", (a, mode), {}, f"the engine does not take the argument mode={mode!r}")
-    return _C.linalg_multi("qr", a)
+        out = _numpy_runs("qr", (a, mode), {}, f"the engine does not take the argument mode={mode!r}")
+        return _named(QRResult, out, mode != "r")
+    return QRResult(*_C.linalg_multi("qr", a))
 
 
 def eigh(a: Any, UPLO: str = "L") -> Any:
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix,
     from the lower triangle; ``UPLO="U"`` runs in NumPy."""
     if UPLO != "L":
-        return _numpy_runs("eigh", (a, UPLO), {}, f"the engine does not take the argument UPLO={UPLO!r}")
-    return _C.linalg_multi("eigh", a)
+        return EighResult(*_numpy_runs("eigh", (a, UPLO), {},
+                                       f"the engine does not take the argument UPLO={UPLO!r}"))
+    return EighResult(*_C.linalg_multi("eigh", a))
+
+
+def _named(kind: type, out: Any, is_tuple: bool) -> Any:
+    """A fallback's result as ``kind`` when it is a tuple (``svd`` with
+    ``compute_uv=False`` and ``qr(mode="r")`` return one array)."""
+    return kind(*out) if is_tuple else out
 
 
 # ---- compositions of the above (NumPy's formulas) ---------------------------
