@@ -10,6 +10,7 @@
 //! reduction (for example `sum(abs(z))`, whose result is real) reduces the
 //! program's output with the ordinary reduction kernels.
 
+use super::complex_special as special;
 use super::gather::{gather, positions, Access};
 use super::{parallel_min_work, pool, threads, OutPtr};
 use crate::array::Value;
@@ -218,13 +219,13 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
             match op {
                 UnaryOp::Neg => map(|z| -z),
                 UnaryOp::Square => map(|z| z * z),
-                UnaryOp::Sqrt => map(|z| z.sqrt()),
+                UnaryOp::Sqrt => map(special::sqrt),
                 UnaryOp::Exp => map(|z| z.exp()),
                 UnaryOp::Log => map(|z| z.ln()),
-                UnaryOp::Sin => map(|z| z.sin()),
-                UnaryOp::Cos => map(|z| z.cos()),
-                UnaryOp::Tan => map(|z| z.tan()),
-                UnaryOp::Tanh => map(|z| z.tanh()),
+                UnaryOp::Sin => map(special::sin),
+                UnaryOp::Cos => map(special::cos),
+                UnaryOp::Tan => map(special::tan),
+                UnaryOp::Tanh => map(special::tanh),
                 UnaryOp::Conj => map(|z| z.conj()),
                 UnaryOp::Abs => real(|z| z.norm()),
                 UnaryOp::Real => real(|z| z.re),
@@ -233,18 +234,22 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
                     unreachable!("{} of complex is rejected when recorded", op.name())
                 }
                 UnaryOp::Log1p => map(|z| (z + 1.0).ln()),
-                UnaryOp::Expm1 => map(expm1_c),
+                UnaryOp::Expm1 => map(|z| special::expm1_special(z).unwrap_or_else(|| expm1_c(z))),
                 UnaryOp::Log10 => map(|z| z.log10()),
                 UnaryOp::Log2 => map(|z| z.log2()),
                 UnaryOp::Exp2 => map(|z| z.exp2()),
-                UnaryOp::Arcsin => map(|z| odd_series(z, ASIN, |z| z.asin())),
-                UnaryOp::Arccos => map(|z| z.acos()),
-                UnaryOp::Arctan => map(|z| odd_series(z, ATAN, |z| z.atan())),
-                UnaryOp::Sinh => map(|z| z.sinh()),
-                UnaryOp::Cosh => map(|z| z.cosh()),
-                UnaryOp::Arcsinh => map(|z| odd_series(z, ASINH, |z| z.asinh())),
-                UnaryOp::Arccosh => map(|z| z.acosh()),
-                UnaryOp::Arctanh => map(|z| odd_series(z, ATANH, |z| z.atanh())),
+                UnaryOp::Arcsin => map(|z| odd_series(z, ASIN, special::asin)),
+                UnaryOp::Arccos => map(special::acos),
+                UnaryOp::Arctan => map(|z| {
+                    special::atan_special(z).unwrap_or_else(|| odd_series(z, ATAN, |z| z.atan()))
+                }),
+                UnaryOp::Sinh => map(special::sinh),
+                UnaryOp::Cosh => map(special::cosh),
+                UnaryOp::Arcsinh => map(|z| odd_series(z, ASINH, special::asinh)),
+                UnaryOp::Arccosh => map(special::acosh),
+                UnaryOp::Arctanh => map(|z| {
+                    special::atanh_special(z).unwrap_or_else(|| odd_series(z, ATANH, |z| z.atanh()))
+                }),
             }
         }
         R::F(v) => {

@@ -6,6 +6,7 @@
 
 mod backend;
 mod complex;
+mod complex_special;
 pub mod gather;
 pub mod interp;
 pub mod math;

@@ -59,9 +59,20 @@ fn every_kernel_compiles_with_nvrtc_without_spills() {
         Err(why) => panic!("CROSSOVER_REQUIRE_NVRTC=1 but NVRTC is not available: {why}"),
     };
     let (source, entries) = corpus::source(Dialect::Cuda).unwrap();
-    for arch in [90, 80] {
-        let out = crossover::cuda::nvrtc::compile(&source, arch, false)
-            .unwrap_or_else(|e| panic!("NVRTC {version:?} for sm_{arch}: {e}"));
+    // The two architectures compile side by side: NVRTC is single-threaded
+    // and this test is the engine suite's longest.
+    let outs: Vec<_> = std::thread::scope(|s| {
+        let jobs: Vec<_> = [90, 80]
+            .map(|arch| {
+                let source = &source;
+                s.spawn(move || (arch, crossover::cuda::nvrtc::compile(source, arch, false)))
+            })
+            .into_iter()
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap()).collect()
+    });
+    for (arch, out) in outs {
+        let out = out.unwrap_or_else(|e| panic!("NVRTC {version:?} for sm_{arch}: {e}"));
         assert!(out.binary.len() > 1000, "sm_{arch}: empty CUBIN");
         assert_eq!(&out.binary[..4], b"\x7fELF", "sm_{arch}: not an ELF CUBIN");
         assert!(!out.spills(), "sm_{arch}: register spills:\n{}", out.log);
