@@ -2,7 +2,7 @@
 //! batched complex transforms, any length, unscaled (the core's `finish`
 //! scales). Plans are cached per (precision, length, layout, batch), at
 //! most [`PLANS`] of them, on crossover's stream. Without cuFFT the core
-//! runs its own radix-2 passes (powers of two only).
+//! runs its own radix-2 passes (Bluestein's algorithm for other lengths).
 //!
 //! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
 

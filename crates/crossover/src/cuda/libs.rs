@@ -210,7 +210,7 @@ pub fn cufft() -> Result<&'static str, String> {
         &CUFFT,
         // SAFETY: cudarc's probe only opens the library.
         || unsafe { cudarc::cufft::sys::is_culib_present() },
-        "cuFFT (libcufft.so.12) not found; `pip install nvidia-cufft` provides it (FFTs of powers of two use crossover's own kernels meanwhile)",
+        "cuFFT (libcufft.so.12) not found; `pip install nvidia-cufft` provides it (FFTs use crossover's own kernels meanwhile)",
     )
 }
 

@@ -200,8 +200,8 @@ pub trait GpuApi: Send + Sync + 'static {
     fn fft_axis(&self, _f: &FftAxis<'_, Self::Mem>) -> Option<Result<Self::Event, ApiError>> {
         None
     }
-    /// Whether [`GpuApi::fft_axis`] takes every length (else the core's
-    /// radix-2 passes limit FFTs to powers of two).
+    /// Whether [`GpuApi::fft_axis`] takes every length (else the core runs
+    /// lengths other than powers of two by Bluestein's algorithm).
     fn fft_any_length(&self) -> bool {
         false
     }

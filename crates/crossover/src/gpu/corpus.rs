@@ -171,7 +171,8 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
         let r = super::codegen::Variant::gemm(d).render(&crate::expr::ir::Program::default());
         bodies.entry(r.id).or_insert((r.body, r.entries));
     }
-    // The core's FFT steps: each precision, real and complex input, 1-3 dims.
+    // The core's FFT steps (Bluestein's kernels among them): each precision,
+    // real and complex input, 1-3 dims.
     for d in [DType::F32, DType::F64] {
         for complex in [false, true] {
             for rank in 1..4 {

@@ -2,8 +2,15 @@
 //! ([`crate::fft::FftOp::steps`]) launched as the kernels of
 //! [`super::codegen`]'s FFT variant, on every API. Each axis goes to the
 //! API's FFT library where it has one (cuFFT on CUDA: any length), else
-//! through the core's radix-2 passes (powers of two; other lengths run on
-//! the CPU, whose rustfft plans take any length).
+//! through the core's radix-2 passes: directly for powers of two, by
+//! Bluestein's algorithm for other lengths (three passes of a padded
+//! power-of-two length around a chirp, see `codegen/bluestein.rs`).
+//!
+//! Bluestein's filter spectrum `FFT(conj(w))` is recomputed on every call
+//! (one `filter` launch and `log2(len)` passes over a single line) rather
+//! than cached per (length, direction, precision): it costs one line's
+//! work next to the batch's, and a cache would hold device memory outside
+//! the pool's accounting and need invalidating when the pool trims.
 
 use super::api::FftAxis;
 use super::codegen::params::{Param, Value as PackedValue};
@@ -22,6 +29,10 @@ const PASS: usize = 1;
 const FINISH: usize = 2;
 const EXTEND: usize = 3;
 const REAL: usize = 4;
+const CHIRP: usize = 5;
+const FILTER: usize = 6;
+const PRODUCT: usize = 7;
+const UNCHIRP: usize = 8;
 
 /// The parameters of one launch (those a step does not use stay 0).
 #[derive(Clone, Copy, Default)]
@@ -34,6 +45,31 @@ struct StepArgs {
     inverse: bool,
     keep: usize,
     scale: f64,
+    /// Bluestein: the transform's length (`len` is the padded one).
+    chirp: usize,
+}
+
+/// Launches entry `.0` of the FFT variant with `.1` on the buffers `.2`.
+type Launch<'a, A> =
+    dyn Fn(usize, StepArgs, &[&<A as GpuApi>::Mem]) -> Result<<A as GpuApi>::Event> + 'a;
+
+/// `log2(p.len)` radix-2 passes along the middle axis of `(outer, len,
+/// inner)` (`len` a power of two); ping-pong, so the result ends in `cur`.
+fn passes<A: GpuApi>(
+    launch: &Launch<'_, A>,
+    mut p: StepArgs,
+    cur: &mut Block<A>,
+    other: &mut Block<A>,
+    events: &mut Vec<A::Event>,
+) -> Result<()> {
+    let mut span = 1;
+    while span < p.len {
+        p.span = span;
+        events.push(launch(PASS, p, &[cur.mem(), other.mem()])?);
+        std::mem::swap(cur, other);
+        span *= 2;
+    }
+    Ok(())
 }
 
 impl<A: GpuApi> GpuBackend<A> {
@@ -70,16 +106,9 @@ impl<A: GpuApi> GpuBackend<A> {
         if precision == DType::F64 && !info.fp64 {
             return Err(format!("{} has no double precision", info.name));
         }
-        if self.shared.api.fft_any_length() {
-            return Ok(());
-        }
-        match op.step_lengths().into_iter().find(|n| !n.is_power_of_two()) {
-            Some(n) => Err(format!(
-                "{} along an axis of {n} points runs on the CPU (the GPU core's FFT takes powers of two)",
-                op.name()
-            )),
-            None => Ok(()),
-        }
+        // Every length runs: powers of two by radix-2 passes, others by
+        // Bluestein's algorithm over them (or the API's FFT library).
+        Ok(())
     }
 
     /// Runs transform `op` (one this device accepted) on `inputs`.
@@ -108,6 +137,7 @@ impl<A: GpuApi> GpuBackend<A> {
                     Param::Span => int(p.span),
                     Param::Inverse => int(p.inverse as usize),
                     Param::Keep => int(p.keep),
+                    Param::Chirp => int(p.chirp),
                     Param::Scale => Ok(PackedValue::F64(p.scale)),
                     Param::Offset(0) => int(l.offset),
                     Param::Dim(d) => int(load_shape[d]),
@@ -118,8 +148,9 @@ impl<A: GpuApi> GpuBackend<A> {
             };
             let items = match entry {
                 PASS => p.outer * (p.len / 2) * p.inner,
-                FINISH => p.outer * p.keep * p.inner,
-                EXTEND => p.outer * p.len * p.inner,
+                FINISH | UNCHIRP => p.outer * p.keep * p.inner,
+                EXTEND | CHIRP | PRODUCT => p.outer * p.len * p.inner,
+                FILTER => p.len,
                 _ => p.points,
             };
             let groups = items.div_ceil(GROUP).clamp(1, self.shared.max_groups);
@@ -148,7 +179,7 @@ impl<A: GpuApi> GpuBackend<A> {
                     scale,
                 } => {
                     let (outer, _, inner) = around(&shape, axis);
-                    let mut p = StepArgs {
+                    let p = StepArgs {
                         outer,
                         len: n,
                         inner,
@@ -157,6 +188,11 @@ impl<A: GpuApi> GpuBackend<A> {
                         scale,
                         ..StepArgs::default()
                     };
+                    if n > 1 && !n.is_power_of_two() && !self.shared.api.fft_any_length() {
+                        shape[axis] = keep;
+                        cur = self.bluestein(&launch, p, &cur, complex_bytes, &mut events)?;
+                        continue;
+                    }
                     if n > 1 {
                         let mut other = self.alloc(numel(&shape) * complex_bytes)?;
                         let vendor = self.vendor_fft(&FftAxis {
@@ -174,19 +210,12 @@ impl<A: GpuApi> GpuBackend<A> {
                                 std::mem::swap(&mut cur, &mut other);
                             }
                             None if n.is_power_of_two() => {
-                                // Ping-pong: each pass reads `cur`, writes `other`.
-                                let mut span = 1;
-                                while span < n {
-                                    p.span = span;
-                                    events.push(launch(PASS, p, &[cur.mem(), other.mem()])?);
-                                    std::mem::swap(&mut cur, &mut other);
-                                    span *= 2;
-                                }
+                                passes(&launch, p, &mut cur, &mut other, &mut events)?
                             }
                             None => {
                                 return Err(Error::internal(
                                     op.name(),
-                                    format!("no FFT of {n} points on this device"),
+                                    format!("no FFT library for {n} points on this device"),
                                 ))
                             }
                         }
@@ -228,5 +257,65 @@ impl<A: GpuApi> GpuBackend<A> {
         // Buffers dropped above return to the pool in queue order.
         let bytes = numel(out_shape) * out_dtype.size();
         self.output_value(cur, bytes, out_shape, out_dtype)
+    }
+}
+
+impl<A: GpuApi> GpuBackend<A> {
+    /// One axis step `p` (`len` points, not a power of two) of `src` by
+    /// Bluestein's algorithm; returns the `(outer, keep, inner)` result,
+    /// scaled. Temporaries come from the pool and return to it in queue
+    /// order as they drop.
+    fn bluestein(
+        &self,
+        launch: &Launch<'_, A>,
+        p: StepArgs,
+        src: &Block<A>,
+        complex_bytes: usize,
+        events: &mut Vec<A::Event>,
+    ) -> Result<Block<A>> {
+        let n = p.len;
+        let len = (2 * n - 1).next_power_of_two();
+        let chirp = StepArgs { len, chirp: n, ..p };
+        let work = p.outer * len * p.inner * complex_bytes;
+        let (mut a, mut spare) = (self.alloc(work)?, self.alloc(work)?);
+        events.push(launch(CHIRP, chirp, &[src.mem(), a.mem()])?);
+        let forward = StepArgs {
+            inverse: false,
+            ..chirp
+        };
+        passes(launch, forward, &mut a, &mut spare, events)?;
+        // The filter's spectrum: one line of `len` points.
+        let line = StepArgs {
+            outer: 1,
+            inner: 1,
+            ..chirp
+        };
+        let (mut b, mut b_spare) = (
+            self.alloc(len * complex_bytes)?,
+            self.alloc(len * complex_bytes)?,
+        );
+        events.push(launch(FILTER, line, &[b.mem()])?);
+        let line_forward = StepArgs {
+            inverse: false,
+            ..line
+        };
+        passes(launch, line_forward, &mut b, &mut b_spare, events)?;
+        drop(b_spare);
+        events.push(launch(PRODUCT, chirp, &[a.mem(), b.mem()])?);
+        drop(b);
+        let backward = StepArgs {
+            inverse: true,
+            ..chirp
+        };
+        passes(launch, backward, &mut a, &mut spare, events)?;
+        drop(spare);
+        let out = self.alloc(p.outer * p.keep * p.inner * complex_bytes)?;
+        // The unnormalised inverse pass leaves a factor of `len`.
+        let finish = StepArgs {
+            scale: p.scale / len as f64,
+            ..chirp
+        };
+        events.push(launch(UNCHIRP, finish, &[a.mem(), out.mem()])?);
+        Ok(out)
     }
 }

@@ -258,7 +258,8 @@ impl Launch {
             | Param::Span
             | Param::Inverse
             | Param::Keep
-            | Param::Scale => return Err(format!("{} is a library kernel's parameter", p.name())),
+            | Param::Scale
+            | Param::Chirp => return Err(format!("{} is a library kernel's parameter", p.name())),
         })
     }
 }

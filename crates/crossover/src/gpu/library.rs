@@ -94,9 +94,14 @@ impl<A: GpuApi> GpuBackend<A> {
                 None => "crossover's tiled matmul kernel".into(),
             },
             Library::MatMul(_) => "crossover's tiled matmul kernel (integer products wrap)".into(),
-            Library::Fft(_) => match api.fft_name() {
+            Library::Fft(f) => match api.fft_name() {
                 Some(lib) => format!("{lib} per axis; crossover's kernels load, scale and extend"),
-                None => "crossover's radix-2 FFT kernels".into(),
+                None => match f.step_lengths().into_iter().find(|n| !n.is_power_of_two()) {
+                    Some(n) => format!(
+                        "crossover's radix-2 FFT kernels (Bluestein's algorithm for {n} points)"
+                    ),
+                    None => "crossover's radix-2 FFT kernels".into(),
+                },
             },
             Library::SparseDense(_) => "crossover's CSR kernel (the CPU's summation order)".into(),
             Library::Scan(_) => "crossover's three-stage scan kernel".into(),

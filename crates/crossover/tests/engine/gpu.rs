@@ -137,8 +137,9 @@ const OCLGRIND_ICD: &str = "/usr/lib/oclgrind/liboclgrind-rt-icd.so";
 /// One small shape of each kernel family: elementwise contiguous and
 /// strided (a transposed view, a broadcast), every reduction layout (row
 /// per work-item, group per segment with a merge, column per work-item),
-/// and random sources. Run under Oclgrind by the test below; on its own it
-/// is an ordinary (ignored) test.
+/// random sources, and the library kernels (FFTs by radix-2 passes and by
+/// Bluestein's algorithm among them). Run under Oclgrind by the test
+/// below; on its own it is an ordinary (ignored) test.
 #[test]
 #[ignore = "run under Oclgrind by oclgrind_finds_no_race_or_out_of_bounds_access"]
 fn kernel_families_for_oclgrind() {
@@ -215,7 +216,15 @@ fn kernel_families_for_oclgrind() {
         assert_eq!(spec.shape(), &[33, 33]);
         let back = fft::irfft2(&spec, Some([32, 64]), Norm::Ortho).unwrap();
         assert_eq!(back.to_vec_f64().unwrap().len(), 32 * 64);
-        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 13);
+        // Bluestein's algorithm (lengths 12 and 5): chirp, filter, product
+        // and unchirp around the passes, along a strided and the last axis.
+        let odd = fft::fft(&a, Some(12), 0, Norm::Forward).unwrap();
+        let odd = fft::ifft(&odd, Some(5), -1, Norm::Ortho).unwrap();
+        assert_eq!(odd.shape(), &[12, 5]);
+        assert!(odd.to_vec::<num_complex::Complex32>().unwrap()[0]
+            .re
+            .is_finite());
+        assert!(e.engine.kernels_run(DeviceKind::Gpu) >= 15);
     });
 }
 

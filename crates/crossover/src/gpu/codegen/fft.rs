@@ -7,8 +7,10 @@
 //! a `finish` that keeps the first `keep` outputs along the axis and
 //! scales them. `load` gathers the input (any strides, real or complex)
 //! into the work array, cropping or zero-padding each axis; `extend` and
-//! `real` serve the inverse real transforms. Entries, in this order:
-//! `load`, `pass`, `finish`, `extend`, `real`.
+//! `real` serve the inverse real transforms. Other lengths run through
+//! the same passes by Bluestein's algorithm ([`super::bluestein`]).
+//! Entries, in this order: `load`, `pass`, `finish`, `extend`, `real`,
+//! `chirp`, `filter`, `product`, `unchirp`.
 
 use super::expr::ctype;
 use crate::dtype::DType;
@@ -43,7 +45,7 @@ pub(super) fn render(
     } else {
         "re = x[at];"
     };
-    let names: Vec<String> = ["load", "pass", "finish", "extend", "real"]
+    let mut names: Vec<String> = ["load", "pass", "finish", "extend", "real"]
         .iter()
         .map(|s| format!("{id}_fft_{s}"))
         .collect();
@@ -106,5 +108,6 @@ KERNEL void {real}({id}_p p, GLOBAL const {t}* src, GLOBAL {t}* dst) {{
 }}
 "#
     );
+    names.extend(super::bluestein::render(id, t, precision, body));
     names
 }

@@ -9,6 +9,7 @@
 //! strides are parameters too, so one compiled variant serves every shape
 //! of its kind.
 
+mod bluestein;
 pub mod dialect;
 mod elementwise;
 pub mod expr;
@@ -250,6 +251,7 @@ impl Variant {
                     Param::Span,
                     Param::Inverse,
                     Param::Keep,
+                    Param::Chirp,
                     Param::Offset(0),
                 ] {
                     l.push(p, Slot::I64);

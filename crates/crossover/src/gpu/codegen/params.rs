@@ -68,6 +68,9 @@ pub enum Param {
     Inverse,
     Keep,
     Scale,
+    /// FFTs by Bluestein's algorithm: the length of the transform whose
+    /// chirp a kernel applies (the work array is padded past it).
+    Chirp,
 }
 
 impl Param {
@@ -102,6 +105,7 @@ impl Param {
             Param::Inverse => "inv".into(),
             Param::Keep => "keep".into(),
             Param::Scale => "scale".into(),
+            Param::Chirp => "chirp".into(),
         }
     }
 }
