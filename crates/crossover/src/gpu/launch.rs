@@ -258,7 +258,10 @@ impl Launch {
             | Param::Span
             | Param::Inverse
             | Param::Keep
-            | Param::Scale => return Err(format!("{} is a library kernel's parameter", p.name())),
+            | Param::Scale
+            | Param::Triangle => {
+                return Err(format!("{} is a library kernel's parameter", p.name()))
+            }
         })
     }
 }

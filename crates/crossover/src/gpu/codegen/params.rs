@@ -68,6 +68,8 @@ pub enum Param {
     Inverse,
     Keep,
     Scale,
+    /// Matrix copies: which triangle is kept ([`super::matcopy::Tri`]).
+    Triangle,
 }
 
 impl Param {
@@ -102,6 +104,7 @@ impl Param {
             Param::Inverse => "inv".into(),
             Param::Keep => "keep".into(),
             Param::Scale => "scale".into(),
+            Param::Triangle => "tri".into(),
         }
     }
 }
