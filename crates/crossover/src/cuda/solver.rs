@@ -326,6 +326,7 @@ macro_rules! lapack {
     ($t:ty, $getrf_size:ident, $getrf:ident, $getrs:ident, $potrf_size:ident, $potrf:ident,
      $potrs:ident, $geqrf_size:ident, $geqrf:ident, $orgqr_size:ident, $orgqr:ident,
      $gesvd_size:ident, $gesvd:ident, $syevd_size:ident, $syevd:ident, $asum:ident) => {
+        #[allow(clippy::too_many_arguments)]
         impl Lapack for $t {
             fn zero() -> Self {
                 0.0

@@ -364,7 +364,7 @@ fn dense_solvers_are_declined_on_opencl_and_run_on_the_cpu() {
         let x = linalg::solve(&a, &b).unwrap();
         let plan = gpu
             .engine
-            .plan(std::slice::from_ref(&x), None)
+            .plan(std::slice::from_ref(&x), Some(Policy::Auto))
             .unwrap()
             .to_string();
         assert!(
