@@ -21,6 +21,9 @@ fn cuda_engine() -> Option<TestEngine> {
     e
 }
 
+/// A named op whose outputs are compared between engines.
+type Case<'a> = (&'static str, Box<dyn Fn() -> Vec<Array> + 'a>);
+
 fn cpu_engine() -> TestEngine {
     engines()
         .into_iter()
@@ -126,7 +129,7 @@ fn cusolver_matches_the_cpu_on_well_conditioned_batches() {
                     make(&bv, &[batch, n, 3], dtype),
                 );
                 let before = gpu.engine.kernels_run(DeviceKind::Gpu);
-                let ops: Vec<(&str, Box<dyn Fn() -> Vec<Array> + '_>)> = vec![
+                let ops: Vec<Case<'_>> = vec![
                     ("solve", Box::new(|| vec![linalg::solve(&a, &b).unwrap()])),
                     (
                         "solve_spd",
@@ -229,7 +232,7 @@ fn cusolver_failures_are_the_cpus_typed_errors() {
         // Symmetric, indefinite: the leading minor of order 2 is -3.
         let indefinite = make(&[1.0, 2.0, 2.0, 1.0], &[2, 2], dtype);
         let b = make(&[1.0, 1.0], &[2], dtype);
-        let cases: Vec<(&str, Box<dyn Fn() -> Vec<Array> + '_>)> = vec![
+        let cases: Vec<Case<'_>> = vec![
             (
                 "solve",
                 Box::new(|| vec![linalg::solve(&singular, &b).unwrap()]),
