@@ -21,6 +21,7 @@ fn the_corpus_covers_every_kernel_family() {
         "xo_ipow",
         "BARRIER()",
         "_gemm(",
+        "_matcopy(",
     ] {
         assert!(source.contains(needle), "no {needle} in the corpus");
     }
