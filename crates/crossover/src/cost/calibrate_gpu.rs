@@ -140,7 +140,8 @@ pub fn calibrate_gpu(
 
 /// The device's library curves (device-timed, inputs resident): matmul of
 /// square matrices per float dtype it computes in, complex64 FFTs and
-/// float32 cumulative sums.
+/// float32 cumulative sums; float64 solves and SVDs where the device runs
+/// dense linear algebra.
 fn library_curves(
     runner: &Runner,
     dev: &DeviceProfile,
@@ -177,7 +178,37 @@ fn library_curves(
         let x = runner.resident(ready(&[n], DType::F32, 80 + n as u64)?)?;
         Ok(Box::new(move || x.cumsum(None)))
     })?);
+    if runs_dense(runner) {
+        // float64 solves and SVDs of square matrices (a vendor solver's
+        // curve; the planner's defaults cover the rest).
+        let dtype = DType::F64;
+        curves.push(curve(runner, lines, ("solve", dtype), sizes, &|n| {
+            let a = runner.resident(ready(&[n, n], dtype, 90 + n as u64)?)?;
+            let b = runner.resident(ready(&[n, 1], dtype, 91 + n as u64)?)?;
+            Ok(Box::new(move || crate::linalg::solve(&a, &b)))
+        })?);
+        let small: &[usize] = if quick { &[64, 128] } else { &[64, 128, 256] };
+        curves.push(curve(runner, lines, ("svd", dtype), small, &|n| {
+            let a = runner.resident(ready(&[n, n], dtype, 92 + n as u64)?)?;
+            Ok(Box::new(move || Ok(crate::linalg::svd(&a)?.1)))
+        })?);
+    }
     Ok(curves)
+}
+
+/// Whether the device runs dense linear algebra (a vendor solver such as
+/// cuSOLVER): its curves are measured only then, so devices that decline
+/// it (OpenCL) calibrate as before.
+fn runs_dense(runner: &Runner) -> bool {
+    let probe = || -> Result<bool> {
+        let a = ready(&[4, 4], DType::F64, 93)?;
+        let b = ready(&[4, 1], DType::F64, 94)?;
+        let x = crate::linalg::solve(&a, &b)?;
+        let gpu = runner.engine.backend(DeviceKind::Gpu)?;
+        let kernels = crate::lower(&[x])?;
+        Ok(!kernels.is_empty() && kernels.iter().all(|k| gpu.check(k).is_ok()))
+    };
+    probe().unwrap_or(false)
 }
 
 /// An op to time: built once per size, evaluated many times.

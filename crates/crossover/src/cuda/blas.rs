@@ -67,7 +67,7 @@ fn status(call: &'static str, s: blas::cublasStatus_t) -> Result<(), ApiError> {
 
 impl CudaApi {
     /// The cuBLAS handle (made now if needed), or why there is none.
-    fn blas_handle(&self) -> Result<blas::cublasHandle_t, String> {
+    pub(super) fn blas_handle(&self) -> Result<blas::cublasHandle_t, String> {
         let made = self.blas.get_or_init(|| {
             super::libs::cublas()?;
             self.enter("cublasCreate").map_err(|e| e.to_string())?;

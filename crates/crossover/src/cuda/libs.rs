@@ -57,6 +57,9 @@ pub fn search_dirs() -> Vec<PathBuf> {
         dirs.push(site.join("nvidia/cuda_nvrtc/lib"));
         dirs.push(site.join("nvidia/cublas/lib"));
         dirs.push(site.join("nvidia/cufft/lib"));
+        dirs.push(site.join("nvidia/cusolver/lib"));
+        dirs.push(site.join("nvidia/cusparse/lib"));
+        dirs.push(site.join("nvidia/nvjitlink/lib"));
     }
     dirs.retain(|d| d.is_dir());
     dirs.dedup();
@@ -211,6 +214,44 @@ pub fn cufft() -> Result<&'static str, String> {
         // SAFETY: cudarc's probe only opens the library.
         || unsafe { cudarc::cufft::sys::is_culib_present() },
         "cuFFT (libcufft.so.12) not found; `pip install nvidia-cufft` provides it (FFTs use crossover's own kernels meanwhile)",
+    )
+}
+
+/// cuSOLVER's sonames, each after the libraries it opens by name (NVIDIA's
+/// catalog: cusolver needs nvJitLink, cuSPARSE, cuBLASLt and cuBLAS), newest
+/// first: CUDA 13's cuSOLVER 12 (the `nvidia-cusolver` 12.x wheel, which
+/// pulls `nvidia-cublas`, `nvidia-cusparse` and `nvidia-nvjitlink` into the
+/// same `nvidia/cu13/lib`), then CUDA 12's cuSOLVER 11 (split wheels).
+const CUSOLVER: [[&str; 5]; 2] = [
+    [
+        "libnvJitLink.so.13",
+        "libcublasLt.so.13",
+        "libcublas.so.13",
+        "libcusparse.so.12",
+        "libcusolver.so.12",
+    ],
+    [
+        "libnvJitLink.so.12",
+        "libcublasLt.so.12",
+        "libcublas.so.12",
+        "libcusparse.so.12",
+        "libcusolver.so.11",
+    ],
+];
+
+/// Loads cuSOLVER (and what it needs) once per process. Returns where it
+/// came from.
+///
+/// # Errors
+/// Why cuSOLVER is not available.
+pub fn cusolver() -> Result<&'static str, String> {
+    static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
+    load_library(
+        &LOADED,
+        &CUSOLVER,
+        // SAFETY: cudarc's probe only opens the library.
+        || unsafe { cudarc::cusolver::sys::is_culib_present() },
+        "cuSOLVER (libcusolver.so.12) not found; `pip install nvidia-cusolver` provides it (dense linear algebra runs on the CPU meanwhile)",
     )
 }
 

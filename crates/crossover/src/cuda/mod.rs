@@ -3,7 +3,8 @@
 //! memory pooling, residency and planning are the core's (`gpu/`); this
 //! module is only the API calls: discovery, one context and stream, NVRTC
 //! to a CUBIN, stream-ordered memory, launches and timing events, and
-//! cuBLAS for matrix products ([`blas`]).
+//! cuBLAS for matrix products ([`blas`]), cuFFT ([`fft`]) and cuSOLVER's
+//! dense routines ([`solver`]).
 //!
 //! Nothing here runs at import: the driver is initialised (`cuInit`) when
 //! a backend is first opened. A forked child cannot use its parent's
@@ -15,11 +16,15 @@
 
 mod blas;
 mod fft;
+mod lapack;
 pub mod libs;
 pub mod nvrtc;
+mod solver;
 mod staging;
 
-use crate::gpu::api::{ApiError, Arg, Compiled, DeviceInfo, FftAxis, Gemm, GpuApi};
+use crate::gpu::api::{
+    ApiError, Arg, Compiled, DenseDone, DenseJob, DeviceInfo, FftAxis, Gemm, GpuApi,
+};
 use crate::gpu::codegen::{Dialect, GROUP};
 use cudarc::driver::result;
 use cudarc::driver::safe::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream};
@@ -63,6 +68,8 @@ pub struct CudaApi {
     blas: blas::Slot,
     /// cuFFT plans, made on first use of each shape.
     fft_plans: fft::Plans,
+    /// cuSOLVER, made on the first dense factorisation.
+    solver: solver::Slot,
 }
 
 // SAFETY: the raw pool handle is a process-wide driver object; every use
@@ -274,6 +281,7 @@ impl CudaApi {
                 pid: std::process::id(),
                 blas: blas::Slot::new(),
                 fft_plans: fft::Plans::default(),
+                solver: solver::Slot::new(),
             })
         };
         std::panic::catch_unwind(open)
@@ -468,6 +476,17 @@ impl GpuApi for CudaApi {
 
     fn fft_axis(&self, f: &FftAxis<'_, CudaMem>) -> Option<Result<CudaTiming, ApiError>> {
         self.cufft_axis(f)
+    }
+
+    fn dense(
+        &self,
+        job: &DenseJob<'_, CudaMem>,
+    ) -> Option<Result<DenseDone<CudaTiming>, ApiError>> {
+        self.cusolver_dense(job)
+    }
+
+    fn solver_name(&self) -> Option<&'static str> {
+        libs::cusolver().ok().map(|_| "cuSOLVER")
     }
 
     fn fft_any_length(&self) -> bool {

@@ -140,6 +140,71 @@ pub struct FftAxis<'a, M> {
     pub dst: &'a M,
 }
 
+/// What a vendor dense solver computes for a [`DenseJob`] (LAPACK's
+/// routines, as cuSOLVER names them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DenseCall {
+    /// LU with partial pivoting of `a` (`n x n`, `getrf`), pivots (1-based
+    /// i32, `n` per matrix) to `pivots`; with `solve`, then `b` (`n x k`)
+    /// becomes `op(a)^-1 b` (`getrs`, `op` the transpose when `transpose`).
+    Lu { solve: bool, transpose: bool },
+    /// Cholesky factor of `a` (`potrf`) from its `upper` or lower triangle,
+    /// written over that triangle; with `solve`, then `b` becomes
+    /// `a^-1 b` (`potrs`).
+    Cholesky { upper: bool, solve: bool },
+    /// QR of `a` (`m x n`, `geqrf`): `b` (`m x n`) gets the factored
+    /// matrix (`R` in its upper triangle), then `a` the thin `Q` in its
+    /// first `min(m, n)` columns (`orgqr`).
+    Qr,
+    /// Thin SVD of `a` (`m x n`, `m >= n`, `gesvd`): `values` gets the
+    /// `n` singular values (descending); with `vectors`, `u` gets `U`
+    /// (`m x n`) and `vt` gets `V^T` (`n x n`).
+    Svd { vectors: bool },
+    /// Eigendecomposition of the symmetric `a` (`n x n`) read from its
+    /// `upper` or lower triangle (`syevd`): `values` gets the eigenvalues
+    /// (ascending), `a` the eigenvectors as columns.
+    Eigh { upper: bool },
+}
+
+/// A batch of dense factorisations for a vendor solver
+/// ([`GpuApi::dense`]). Every matrix is column-major and packed: entry
+/// `i` of a buffer holding `r x c` matrices starts at element `i * r * c`,
+/// with leading dimension `r`. `a`, `b` and the outputs are the core's
+/// allocations, sized for the call; the API overwrites them.
+pub struct DenseJob<'a, M> {
+    pub call: DenseCall,
+    /// f32 or f64.
+    pub dtype: crate::dtype::DType,
+    pub batch: usize,
+    /// Rows and columns of `a`.
+    pub m: usize,
+    pub n: usize,
+    /// Columns of `b` (solves).
+    pub k: usize,
+    pub a: &'a M,
+    pub b: Option<&'a M>,
+    pub pivots: Option<&'a M>,
+    pub values: Option<&'a M>,
+    pub u: Option<&'a M>,
+    pub vt: Option<&'a M>,
+}
+
+/// A finished [`DenseJob`]: its timing and what the device reported.
+pub struct DenseDone<E> {
+    /// Start and end of the calls.
+    pub event: E,
+    /// The solver's `info` per matrix (0: success; > 0: the routine's
+    /// failure, such as the 1-based index of a zero pivot).
+    pub info: Vec<i32>,
+    /// Whether every input element (`a`, and `b` when solving) was finite.
+    /// When not, nothing was computed (the core asks the CPU why).
+    pub finite_input: bool,
+    /// Whether the solution (`b`) or factor (`a`) of a solve, inverse or
+    /// Cholesky factorisation is finite (may be conservative: a sum of
+    /// magnitudes that overflows reads as not finite).
+    pub finite_result: bool,
+}
+
 /// A compiled module and, where the API can give it, the binary to cache.
 pub struct Compiled<M> {
     pub module: M,
@@ -204,6 +269,19 @@ pub trait GpuApi: Send + Sync + 'static {
     /// lengths other than powers of two by Bluestein's algorithm).
     fn fft_any_length(&self) -> bool {
         false
+    }
+    /// Runs `job` through the vendor's dense solver (cuSOLVER on CUDA)
+    /// and waits for its `info`. `None`: this API has none here.
+    fn dense(
+        &self,
+        _job: &DenseJob<'_, Self::Mem>,
+    ) -> Option<Result<DenseDone<Self::Event>, ApiError>> {
+        None
+    }
+    /// The vendor dense solver [`GpuApi::dense`] uses, for explain and the
+    /// planner (`None`: none here, dense linear algebra runs on the CPU).
+    fn solver_name(&self) -> Option<&'static str> {
+        None
     }
     /// The vendor BLAS [`GpuApi::gemm`] uses and its float32 mode, for
     /// explain (`None`: none here).

@@ -259,7 +259,10 @@ impl Launch {
             | Param::Inverse
             | Param::Keep
             | Param::Scale
-            | Param::Chirp => return Err(format!("{} is a library kernel's parameter", p.name())),
+            | Param::Chirp
+            | Param::Triangle => {
+                return Err(format!("{} is a library kernel's parameter", p.name()))
+            }
         })
     }
 }

@@ -6,8 +6,9 @@
 //! ([`super::codegen::gemm`], every API, any strides). Both write the
 //! same row-major result, so the executor cannot tell them apart. Sparse
 //! CSR products run through the core's kernel, the matrix's arrays
-//! uploaded once per matrix. The other library ops run on the CPU, each
-//! with its reason.
+//! uploaded once per matrix. Dense factorisations and solvers run through
+//! the API's dense solver ([`super::dense`], cuSOLVER on CUDA). The other
+//! library ops run on the CPU, each with its reason.
 
 use super::api::{Arg, Gemm, GemmOperand};
 use super::codegen::params::{Param, Value as PackedValue};
@@ -30,11 +31,11 @@ impl<A: GpuApi> GpuBackend<A> {
     pub(super) fn refuse_library(&self, op: &Library) -> std::result::Result<(), String> {
         let info = self.info();
         // Named one by one: a new library op must say what it does here.
-        let what = match op {
+        match op {
             Library::MatMul(mm) => {
                 let dtype = mm.dims().4;
                 let ours = matches!(dtype, DType::F32 | DType::F64 | DType::I32 | DType::I64);
-                return match dtype {
+                match dtype {
                     _ if ours && info.max_group < GROUP => Err(format!(
                         "{} runs work-groups of at most {} work-items; crossover's kernels use {GROUP}",
                         info.name, info.max_group
@@ -53,34 +54,26 @@ impl<A: GpuApi> GpuBackend<A> {
                     d => Err(format!(
                         "matmul of {d} runs on the CPU (the logical or of ands)"
                     )),
-                };
+                }
             }
-            Library::SparseDense(sp) => {
-                return match sp.parts().0.values.dtype() {
-                    DType::F64 if !info.fp64 => {
-                        Err(format!("{} has no double precision", info.name))
-                    }
-                    _ => Ok(()),
-                };
-            }
+            Library::SparseDense(sp) => match sp.parts().0.values.dtype() {
+                DType::F64 if !info.fp64 => Err(format!("{} has no double precision", info.name)),
+                _ => Ok(()),
+            },
             Library::Scan(scan) => {
                 let dtype = scan.parts().3;
-                return if dtype.is_float() && !info.fp64 {
+                if dtype.is_float() && !info.fp64 {
                     Err(format!(
                         "{} has no double precision, which scans of {dtype} accumulate in",
                         info.name
                     ))
                 } else {
                     Ok(())
-                };
+                }
             }
-            Library::Fft(f) => return self.refuse_fft(f),
-            Library::Dense(_) => "dense linear algebra",
-        };
-        Err(format!(
-            "{} ({what}) has no GPU implementation yet; it runs on the CPU",
-            op.name()
-        ))
+            Library::Fft(f) => self.refuse_fft(f),
+            Library::Dense(d) => self.refuse_dense(d),
+        }
     }
 
     /// How this device runs library op `op` (one it accepts), for explain.
@@ -105,7 +98,7 @@ impl<A: GpuApi> GpuBackend<A> {
             },
             Library::SparseDense(_) => "crossover's CSR kernel (the CPU's summation order)".into(),
             Library::Scan(_) => "crossover's three-stage scan kernel".into(),
-            Library::Dense(_) => return None,
+            Library::Dense(d) => return self.dense_route(d),
         })
     }
 
@@ -121,11 +114,7 @@ impl<A: GpuApi> GpuBackend<A> {
             Library::SparseDense(sp) => self.run_spmm(sp, inputs, outputs).map(|v| vec![v]),
             Library::Scan(scan) => self.run_scan(scan, inputs).map(|v| vec![v]),
             Library::Fft(f) => self.run_fft(f, inputs).map(|v| vec![v]),
-            other => Err(Error::Device {
-                op: "run",
-                device: self.shared.label.clone(),
-                msg: format!("{} is not a GPU library op", other.name()),
-            }),
+            Library::Dense(d) => self.run_dense(d, inputs),
         }
     }
 
@@ -262,7 +251,7 @@ impl<A: GpuApi> GpuBackend<A> {
     }
 
     /// `bytes` in a fresh block of device memory.
-    fn upload_bytes(&self, bytes: &[u8]) -> Result<Block<A>> {
+    pub(super) fn upload_bytes(&self, bytes: &[u8]) -> Result<Block<A>> {
         let sh = &self.shared;
         let block = self.alloc(bytes.len())?;
         guard("copy to device", &sh.label, || {

@@ -7,13 +7,15 @@
 //! ([`memory`]) until the host asks for them, and reports device-measured
 //! kernel times from events after one synchronisation per evaluation.
 //! Matrix products run here too ([`library`]: the API's BLAS where it has
-//! one, else the core's own kernel); the other library ops and complex
-//! kernels stay on the CPU.
+//! one, else the core's own kernel), and dense linear algebra through the
+//! API's dense solver ([`dense`], cuSOLVER); complex kernels and what an
+//! API has no library for stay on the CPU.
 
 pub mod api;
 pub mod cache;
 pub mod codegen;
 pub mod corpus;
+mod dense;
 pub mod discover;
 mod fft;
 pub mod launch;

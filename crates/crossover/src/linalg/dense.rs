@@ -17,8 +17,9 @@ use faer::traits::math_utils::real;
 use faer::{Conj, MatMut, MatRef, Par, Side};
 use std::sync::Arc;
 
+/// Which dense routine a [`Dense`] op runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
     Solve,
     SolveSpd,
     Cholesky,
@@ -31,7 +32,8 @@ enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    /// The op's name (`solve`, `qr`...).
+    pub fn name(self) -> &'static str {
         match self {
             Kind::Solve => "solve",
             Kind::SolveSpd => "solve_spd",
@@ -100,6 +102,12 @@ impl Dense {
         nbytes(b * (2 * self.m * self.n + self.n * self.k), self.dtype)
     }
 
+    /// The routine, batch shape, rows and columns of `a`, columns of `b`
+    /// (solves) and the compute dtype, for the GPU core.
+    pub(crate) fn parts(&self) -> (Kind, &[usize], usize, usize, usize, DType) {
+        (self.kind, &self.batch, self.m, self.n, self.k, self.dtype)
+    }
+
     pub fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
         super::with_field!(self.kind.name(), self.dtype, T => self.run::<T>(inputs))
     }
@@ -117,7 +125,7 @@ impl Dense {
     }
 
     /// Shapes and dtypes of the outputs.
-    fn outputs(&self) -> Vec<(Vec<usize>, DType)> {
+    pub(crate) fn outputs(&self) -> Vec<(Vec<usize>, DType)> {
         let (m, n, k, d) = (self.m, self.n, self.k, self.dtype);
         let r = m.min(n);
         let with = |tail: &[usize]| {
@@ -282,10 +290,7 @@ impl Dense {
                     return Ok(());
                 }
                 if let Some(i) = (0..n).find(|&i| lu_ref[(i, i)] == T::zero_()) {
-                    return Err(Error::Numerical {
-                        op,
-                        msg: format!("matrix is singular (zero pivot at index {i})"),
-                    });
+                    return Err(singular(op, i));
                 }
                 match self.kind {
                     Kind::Solve => {
@@ -389,10 +394,7 @@ impl Dense {
             Kind::Eigh => {
                 let e = a
                     .self_adjoint_eigen(Side::Lower)
-                    .map_err(|_| Error::Numerical {
-                        op,
-                        msg: "the eigenvalue iteration did not converge".into(),
-                    })?;
+                    .map_err(|_| eigh_not_converged(op))?;
                 row_major_mut(full[0], n, n).copy_from(e.U());
                 let s = e.S().column_vector();
                 for (o, i) in reals[0].iter_mut().zip(0..n) {
@@ -437,20 +439,52 @@ fn llt_in_place<T: Field>(
     llt::factor::cholesky_in_place(a, Default::default(), par, stack, Default::default())
         .map(|_| ())
         .map_err(|e| match e {
-            llt::factor::LltError::NonPositivePivot { index } => Error::Numerical {
-                op,
-                msg: format!(
-                    "matrix is not positive definite (the leading minor of order {} is not positive)",
-                    index + 1
-                ),
-            },
+            llt::factor::LltError::NonPositivePivot { index } => {
+                not_positive_definite(op, index + 1)
+            }
         })
 }
 
 fn svd_error(op: &'static str, _e: faer::linalg::svd::SvdError) -> Error {
+    svd_not_converged(op)
+}
+
+// The failures every backend reports alike (the GPU core maps a vendor
+// solver's `info` to these).
+
+/// `op`'s matrix is singular: the LU factor's pivot `index` (0-based) is
+/// exactly zero.
+pub(crate) fn singular(op: &'static str, index: usize) -> Error {
+    Error::Numerical {
+        op,
+        msg: format!("matrix is singular (zero pivot at index {index})"),
+    }
+}
+
+/// `op`'s matrix is not positive definite: its leading minor of `order`
+/// (1-based) is not positive.
+pub(crate) fn not_positive_definite(op: &'static str, order: usize) -> Error {
+    Error::Numerical {
+        op,
+        msg: format!(
+            "matrix is not positive definite (the leading minor of order {order} is not positive)"
+        ),
+    }
+}
+
+/// `op`'s SVD iteration did not converge.
+pub(crate) fn svd_not_converged(op: &'static str) -> Error {
     Error::Numerical {
         op,
         msg: "the SVD iteration did not converge".into(),
+    }
+}
+
+/// `op`'s symmetric eigenvalue iteration did not converge.
+pub(crate) fn eigh_not_converged(op: &'static str) -> Error {
+    Error::Numerical {
+        op,
+        msg: "the eigenvalue iteration did not converge".into(),
     }
 }
 

@@ -31,7 +31,9 @@ mod int_matmul;
 mod matmul;
 
 pub use dense::Dense;
+pub use dense::Kind as DenseKind;
 pub use dense::{cholesky, det, eigh, inv, qr, solve, solve_spd, svd, svdvals};
+pub(crate) use dense::{eigh_not_converged, not_positive_definite, singular, svd_not_converged};
 pub(crate) use matmul::matmul;
 pub use matmul::MatMul;
 

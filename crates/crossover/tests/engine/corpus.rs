@@ -23,6 +23,7 @@ fn the_corpus_covers_every_kernel_family() {
         "_gemm(",
         "_fft_pass(",
         "_fft_unchirp(",
+        "_matcopy(",
     ] {
         assert!(source.contains(needle), "no {needle} in the corpus");
     }

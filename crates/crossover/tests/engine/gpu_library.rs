@@ -343,3 +343,59 @@ fn foreign_gpu_memory_needs_the_cuda_backend() {
         assert!(y.device_address().is_none(), "OpenCL memory has no address");
     });
 }
+
+/// Dense linear algebra on the OpenCL device: declined with the reason (no
+/// dense solver kernels there; cuSOLVER runs them on CUDA), so a forced GPU
+/// policy is an error naming it, and under auto the CPU computes it, with
+/// the CPU's results and typed errors.
+#[test]
+fn dense_solvers_are_declined_on_opencl_and_run_on_the_cpu() {
+    use crossover::{linalg, Error, Policy};
+    let Some(gpu) = opencl_engine() else { return };
+    let n = 33;
+    // Diagonally dominant: well conditioned.
+    let mut av = values(n * n, 5, -1.0, 1.0);
+    for i in 0..n {
+        av[i * n + i] += n as f64;
+    }
+    let a = Array::from_vec(av.clone(), &[n, n]).unwrap();
+    let (b, bv) = array(&[n], DType::F64, 6, -1.0, 1.0);
+    gpu.run(|| {
+        let x = linalg::solve(&a, &b).unwrap();
+        let plan = gpu
+            .engine
+            .plan(std::slice::from_ref(&x), Some(Policy::Auto))
+            .unwrap()
+            .to_string();
+        assert!(
+            plan.contains("no dense solver kernels") && plan.contains("cuSOLVER"),
+            "{plan}"
+        );
+        match x.eval_with(Policy::Force(DeviceKind::Gpu)) {
+            Err(e) => assert!(e.to_string().contains("no dense solver kernels"), "{e}"),
+            Ok(()) => panic!("a forced GPU solve ran on OpenCL"),
+        }
+        let before = gpu.engine.kernels_run(DeviceKind::Gpu);
+        let got = x.to_vec_f64().unwrap();
+        assert_eq!(
+            gpu.engine.kernels_run(DeviceKind::Gpu),
+            before,
+            "ran on the CPU"
+        );
+        let ax: Vec<f64> = (0..n)
+            .map(|i| (0..n).map(|j| av[i * n + j] * got[j]).sum())
+            .collect();
+        assert_close(&ax, &bv, 1e-12, 1e-12, "A x = b");
+        // The CPU's typed errors and NumPy's determinant of a singular matrix.
+        let sing = Array::from_vec(vec![1.0f64, 0.0, 2.0, 0.0], &[2, 2]).unwrap();
+        let e = linalg::inv(&sing).unwrap().eval().unwrap_err();
+        assert!(
+            matches!(e, Error::Numerical { op: "inv", .. }) && e.to_string().contains("singular"),
+            "{e}"
+        );
+        assert_eq!(linalg::det(&sing).unwrap().to_vec_f64().unwrap(), vec![0.0]);
+        let indefinite = Array::from_vec(vec![1.0f32, 2.0, 2.0, 1.0], &[2, 2]).unwrap();
+        let e = linalg::cholesky(&indefinite).unwrap().eval().unwrap_err();
+        assert!(e.to_string().contains("not positive definite"), "{e}");
+    });
+}

@@ -3,6 +3,7 @@
 mod common;
 mod corpus;
 mod cuda;
+mod cuda_dense;
 
 mod elementwise;
 mod errors;

@@ -15,6 +15,7 @@ mod elementwise;
 pub mod expr;
 mod fft;
 pub mod gemm;
+pub mod matcopy;
 pub mod params;
 mod reduce;
 pub mod scan;
@@ -76,6 +77,9 @@ pub enum Kind {
     Gemm { dtype: DType },
     /// The core's CSR-times-dense product ([`spmm`]); no program either.
     Spmm { dtype: DType },
+    /// The core's batched matrix copy ([`matcopy`]: packs, transposes,
+    /// triangles, identities around vendor solvers); no program.
+    MatCopy { dtype: DType },
     /// The core's cumulative sum or product ([`scan`]) of `dtype` values,
     /// the input read through `line_dims` collapsed other axes.
     Scan {
@@ -143,6 +147,15 @@ impl Variant {
         Variant {
             program: "spmm".into(),
             kind: Kind::Spmm { dtype },
+            ..Variant::gemm(dtype)
+        }
+    }
+
+    /// The batched matrix copy of `dtype` values.
+    pub fn matcopy(dtype: DType) -> Variant {
+        Variant {
+            program: "matcopy".into(),
+            kind: Kind::MatCopy { dtype },
             ..Variant::gemm(dtype)
         }
     }
@@ -224,6 +237,19 @@ impl Variant {
                 }
                 return l;
             }
+            Kind::MatCopy { .. } => {
+                for p in [
+                    Param::Rows,
+                    Param::Cols,
+                    Param::Inner,
+                    Param::RowStride(0),
+                    Param::ColStride(0),
+                    Param::Triangle,
+                ] {
+                    l.push(p, Slot::I64);
+                }
+                return l;
+            }
             Kind::Scan { line_dims, .. } => {
                 for p in [
                     Param::Lines,
@@ -300,6 +326,7 @@ impl Variant {
             } => reduce::render(self, program, &id, ops, outputs, *strategy, &mut body),
             Kind::Gemm { dtype } => gemm::render(&id, *dtype, &mut body),
             Kind::Spmm { dtype } => spmm::render(&id, *dtype, &mut body),
+            Kind::MatCopy { dtype } => matcopy::render(&id, *dtype, &mut body),
             Kind::Scan {
                 kind,
                 dtype,
@@ -322,7 +349,9 @@ impl Variant {
     /// Whether the device needs double precision for this variant.
     pub fn needs_fp64(&self, program: &Program) -> bool {
         match self.kind {
-            Kind::Gemm { dtype } | Kind::Spmm { dtype } => dtype == DType::F64,
+            Kind::Gemm { dtype } | Kind::Spmm { dtype } | Kind::MatCopy { dtype } => {
+                dtype == DType::F64
+            }
             // Floats accumulate in double precision.
             Kind::Scan { dtype, .. } => dtype.is_float(),
             Kind::Fft { precision, .. } => precision == DType::F64,

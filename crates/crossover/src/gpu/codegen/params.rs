@@ -71,6 +71,8 @@ pub enum Param {
     /// FFTs by Bluestein's algorithm: the length of the transform whose
     /// chirp a kernel applies (the work array is padded past it).
     Chirp,
+    /// Matrix copies: which triangle is kept ([`super::matcopy::Tri`]).
+    Triangle,
 }
 
 impl Param {
@@ -106,6 +108,7 @@ impl Param {
             Param::Keep => "keep".into(),
             Param::Scale => "scale".into(),
             Param::Chirp => "chirp".into(),
+            Param::Triangle => "tri".into(),
         }
     }
 }
