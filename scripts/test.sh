@@ -42,22 +42,40 @@ stage "building the workspace once (tests and the Python extension share it)"
 cargo build --workspace --all-targets --quiet
 
 stage "Rust tests"
-cargo test --workspace --quiet
+# Unit and integration tests; the doc examples run below, beside Python.
+cargo test --workspace --lib --bins --tests --quiet
 
-stage "Python tests"
+stage "Python tests (CPU and pocl) and the Rust doc examples, side by side"
 # The extension cargo just built, beside the package's Python sources (no
 # second build through pip).
 cp target/debug/lib_crossover.so crates/crossover-py/python/crossover/_crossover.abi3.so
 export PYTHONPATH="$PWD/crates/crossover-py/python${PYTHONPATH:+:$PYTHONPATH}"
-python3 -m pytest -q crates/crossover-py/tests
-
-stage "Python device tests on the OpenCL device (pocl)"
-CROSSOVER_GPU=opencl:pocl CROSSOVER_TEST_DEVICE=gpu-prefer python3 -m pytest -q \
+# The three suites are mostly single-threaded: on two cores, running them
+# together saves minutes. Each writes its own log, printed when it ends.
+logs="target/test-logs"
+mkdir -p "$logs"
+side() {  # side NAME COMMAND...: runs COMMAND in the background
+  local name=$1; shift
+  ( "$@" >"$logs/$name.log" 2>&1; echo $? >"$logs/$name.rc" ) &
+}
+side python python3 -m pytest -q crates/crossover-py/tests
+# The Python tests on the OpenCL device (pocl).
+side python-pocl env CROSSOVER_GPU=opencl:pocl CROSSOVER_TEST_DEVICE=gpu-prefer \
+  python3 -m pytest -q -p no:cacheprovider \
   crates/crossover-py/tests/test_evaluate.py crates/crossover-py/tests/test_ufuncs.py \
   crates/crossover-py/tests/test_random.py crates/crossover-py/tests/test_array.py \
   crates/crossover-py/tests/test_jit.py crates/crossover-py/tests/test_explain_device.py \
   crates/crossover-py/tests/test_dropin.py crates/crossover-py/tests/test_random_legacy.py \
   crates/crossover-py/tests/test_jit_loops.py crates/crossover-py/tests/test_library.py \
   crates/crossover-py/tests/test_matmul_join.py crates/crossover-py/tests/test_exchange.py
+side rust-doc cargo test --workspace --doc --quiet
+wait
+failed=0
+for name in python python-pocl rust-doc; do
+  echo "-- $name (exit $(cat "$logs/$name.rc"))"
+  tail -n 40 "$logs/$name.log"
+  [ "$(cat "$logs/$name.rc")" = 0 ] || failed=1
+done
+[ "$failed" = 0 ] || { echo "FAILED: see the logs above ($logs/)"; exit 1; }
 
 stage "all tests passed"

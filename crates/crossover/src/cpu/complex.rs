@@ -176,8 +176,8 @@ fn cast(x: &R, d: DType) -> R {
 /// uses C99's accurate `casin`...). Below |z| = 0.01 the next term is
 /// 1e-24 relative.
 fn odd_series(z: Complex64, coefs: [f64; 5], exact: fn(Complex64) -> Complex64) -> Complex64 {
-    if z.norm() >= 0.01 {
-        return exact(z);
+    if !(z.norm() < 0.01) {
+        return exact(z); // NaNs included
     }
     let z2 = z * z;
     let mut acc = Complex64::new(0.0, 0.0);
@@ -196,8 +196,6 @@ const ASIN: [f64; 5] = [
     945.0 / 42240.0,
 ];
 const ASINH: [f64; 5] = [-ASIN[0], ASIN[1], -ASIN[2], ASIN[3], -ASIN[4]];
-const ATANH: [f64; 5] = [1.0 / 3.0, 1.0 / 5.0, 1.0 / 7.0, 1.0 / 9.0, 1.0 / 11.0];
-const ATAN: [f64; 5] = [-ATANH[0], ATANH[1], -ATANH[2], ATANH[3], -ATANH[4]];
 
 /// NumPy's complex `expm1`: `expm1(x) cos y - 2 sin^2(y/2)` keeps the
 /// digits that `exp(z) - 1` loses near zero.
@@ -220,7 +218,7 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
                 UnaryOp::Neg => map(|z| -z),
                 UnaryOp::Square => map(|z| z * z),
                 UnaryOp::Sqrt => map(special::sqrt),
-                UnaryOp::Exp => map(|z| z.exp()),
+                UnaryOp::Exp => map(|z| special::exp_special(z).unwrap_or_else(|| z.exp())),
                 UnaryOp::Log => map(|z| z.ln()),
                 UnaryOp::Sin => map(special::sin),
                 UnaryOp::Cos => map(special::cos),
@@ -240,16 +238,12 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
                 UnaryOp::Exp2 => map(|z| z.exp2()),
                 UnaryOp::Arcsin => map(|z| odd_series(z, ASIN, special::asin)),
                 UnaryOp::Arccos => map(special::acos),
-                UnaryOp::Arctan => map(|z| {
-                    special::atan_special(z).unwrap_or_else(|| odd_series(z, ATAN, |z| z.atan()))
-                }),
+                UnaryOp::Arctan => map(special::atan),
                 UnaryOp::Sinh => map(special::sinh),
                 UnaryOp::Cosh => map(special::cosh),
                 UnaryOp::Arcsinh => map(|z| odd_series(z, ASINH, special::asinh)),
                 UnaryOp::Arccosh => map(special::acosh),
-                UnaryOp::Arctanh => map(|z| {
-                    special::atanh_special(z).unwrap_or_else(|| odd_series(z, ATANH, |z| z.atanh()))
-                }),
+                UnaryOp::Arctanh => map(special::atanh),
             }
         }
         R::F(v) => {

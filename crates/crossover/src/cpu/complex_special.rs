@@ -51,7 +51,9 @@ pub(super) fn sinh(z: Complex64) -> Complex64 {
         if y.is_finite() {
             return c(x * y.cos(), INF * y.sin());
         }
-        return c(x, NAN);
+        // C99 leaves the sign of the infinity open; glibc (and so NumPy)
+        // returns +inf.
+        return c(INF, NAN);
     }
     c(NAN, NAN)
 }
@@ -69,7 +71,7 @@ pub(super) fn cosh(z: Complex64) -> Complex64 {
         return c(NAN, 0.0); // cosh(±0 + i inf or i NaN) = NaN ± i0
     }
     if y == 0.0 {
-        return c(x.abs(), if x.is_nan() { 0.0 } else { x.signum() * y });
+        return c(x.abs(), if x.is_nan() { y } else { x.signum() * y });
     }
     if x.is_infinite() {
         if y.is_finite() {
@@ -109,7 +111,23 @@ pub(super) fn tanh(z: Complex64) -> Complex64 {
 
 /// `sin(z) = -i sinh(i z)`.
 pub(super) fn sin(z: Complex64) -> Complex64 {
+    if z.im.is_infinite() && !z.re.is_finite() {
+        return c(NAN, INF); // the sign C99 leaves open, as glibc's csin
+    }
     times_minus_i(sinh(times_i(z)))
+}
+
+/// `exp(z)` where num-complex's `exp(x) * cis(y)` makes `inf * 0 = NaN`
+/// (`None` elsewhere).
+pub(super) fn exp_special(z: Complex64) -> Option<Complex64> {
+    let (x, y) = (z.re, z.im);
+    if y == 0.0 && !x.is_nan() {
+        Some(c(x.exp(), y))
+    } else if x == f64::NEG_INFINITY && y.is_infinite() {
+        Some(c(0.0, 0.0f64.copysign(y)))
+    } else {
+        None
+    }
 }
 
 /// `cos(z) = cosh(i z)`.
@@ -310,9 +328,29 @@ pub(super) fn atanh_special(z: Complex64) -> Option<Complex64> {
     Some(odd_signs(w, z))
 }
 
-/// `atan(z) = -i atanh(i z)` for C99's special inputs.
-pub(super) fn atan_special(z: Complex64) -> Option<Complex64> {
-    atanh_special(times_i(z)).map(times_minus_i)
+/// `atanh(z)`: C99's table, then `log1p` and `atan2` forms that keep
+/// the tiny real part near the imaginary axis at large |z| and the sign
+/// of a zero on the branch cuts (the logarithm form loses both).
+pub(super) fn atanh(z: Complex64) -> Complex64 {
+    if let Some(w) = atanh_special(z) {
+        return w;
+    }
+    let (x, y) = (z.re, z.im);
+    let h = x.hypot(y);
+    if h > 1e150 {
+        // atanh(z) = 1/z + O(1/z^3) in the real part; ±pi/2 beside it.
+        return c((x / h) / h, FRAC_PI_2.copysign(y));
+    }
+    let one_minus_x = 1.0 - x;
+    c(
+        (4.0 * x / (one_minus_x * one_minus_x + y * y)).ln_1p() / 4.0,
+        (2.0 * y).atan2(one_minus_x * (1.0 + x) - y * y) / 2.0,
+    )
+}
+
+/// `atan(z) = -i atanh(i z)`.
+pub(super) fn atan(z: Complex64) -> Complex64 {
+    times_minus_i(atanh(times_i(z)))
 }
 
 /// `acosh(z)` for non-finite `z` (and ±0 + i NaN).
@@ -447,7 +485,7 @@ mod tests {
             (-2.5, 0.7),
             (4.0, 3.0),
             (1e-8, 2.0),
-            (-0.0, 1.5),
+            (-0.2, 1.5), // off the imaginary axis: atan's branch cut, where num-complex ignores -0
         ] {
             let z = c(x, y);
             for (got, want) in [
@@ -457,6 +495,8 @@ mod tests {
                 (sin(z), z.sin()),
                 (cos(z), z.cos()),
                 (tan(z), z.tan()),
+                (atanh(z), z.atanh()),
+                (atan(z), z.atan()),
                 (sqrt(z), z.sqrt()),
             ] {
                 assert!(
@@ -478,6 +518,13 @@ mod tests {
         assert!(close(w, 0.0, -1.3169578969248166), "{w}");
         let w = asin(c(-10_000.0, 0.001));
         assert!(close(w, -1.570796226794896, 9.903487550036132), "{w}");
+        let w = atan(c(0.0, -3.0));
+        assert!(close(w, FRAC_PI_2, -0.34657359027997264), "{w}");
+        let w = atanh(c(0.5, 1e8));
+        assert!(close(w, 4.999999999999999e-17, 1.5707963167948966), "{w}");
+        assert!((w.re - 4.999999999999999e-17).abs() < 1e-30, "{w}");
+        let w = atanh(c(3.0, -0.0));
+        assert!(close(w, 0.34657359027997264, -FRAC_PI_2), "{w}");
         let huge = sqrt(c(1e308, 1e308));
         assert!(huge.re.is_finite() && (huge * huge - c(1e308, 1e308)).norm() < 1e295);
     }
