@@ -176,8 +176,9 @@ fn cast(x: &R, d: DType) -> R {
 /// uses C99's accurate `casin`...). Below |z| = 0.01 the next term is
 /// 1e-24 relative.
 fn odd_series(z: Complex64, coefs: [f64; 5], exact: fn(Complex64) -> Complex64) -> Complex64 {
-    if !(z.norm() < 0.01) {
-        return exact(z); // NaNs included
+    let norm = z.norm();
+    if norm >= 0.01 || norm.is_nan() {
+        return exact(z);
     }
     let z2 = z * z;
     let mut acc = Complex64::new(0.0, 0.0);
