@@ -429,7 +429,8 @@ mod tests {
     /// Values and signs of zero, from C99 Annex G's tables.
     #[test]
     fn annex_g_cases() {
-        let cases: &[(fn(Complex64) -> Complex64, (f64, f64), (f64, f64))] = &[
+        type Case = (fn(Complex64) -> Complex64, (f64, f64), (f64, f64));
+        let cases: &[Case] = &[
             (sinh, (0.0, INF), (0.0, NAN)),
             (sinh, (INF, 0.0), (INF, 0.0)),
             (sinh, (NAN, 0.0), (NAN, 0.0)),
