@@ -56,7 +56,10 @@ logs="target/test-logs"
 mkdir -p "$logs"
 side() {  # side NAME COMMAND...: runs COMMAND in the background
   local name=$1; shift
-  ( "$@" >"$logs/$name.log" 2>&1; echo $? >"$logs/$name.rc" ) &
+  rm -f "$logs/$name.rc"
+  # (`if`, so that `set -e` does not end the subshell before the status
+  # is written)
+  ( if "$@" >"$logs/$name.log" 2>&1; then echo 0; else echo $?; fi >"$logs/$name.rc" ) &
 }
 side python python3 -m pytest -q crates/crossover-py/tests
 # The Python tests on the OpenCL device (pocl).
@@ -72,9 +75,10 @@ side rust-doc cargo test --workspace --doc --quiet
 wait
 failed=0
 for name in python python-pocl rust-doc; do
-  echo "-- $name (exit $(cat "$logs/$name.rc"))"
+  rc=$(cat "$logs/$name.rc" 2>/dev/null || echo "no status")
+  echo "-- $name (exit $rc)"
   tail -n 40 "$logs/$name.log"
-  [ "$(cat "$logs/$name.rc")" = 0 ] || failed=1
+  [ "$rc" = 0 ] || failed=1
 done
 [ "$failed" = 0 ] || { echo "FAILED: see the logs above ($logs/)"; exit 1; }
 
