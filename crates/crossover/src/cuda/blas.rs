@@ -11,35 +11,41 @@
 //!
 //! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
 
-use super::{CudaApi, CudaMem, CudaTiming};
+use super::{handle, CudaApi, CudaMem, CudaTiming};
 use crate::dtype::DType;
 use crate::gpu::api::{ApiError, Gemm, GemmOperand};
 use cudarc::cublas::sys as blas;
-use std::sync::OnceLock;
 
-/// A cuBLAS handle bound to crossover's stream.
-pub(super) struct Handle {
-    raw: blas::cublasHandle_t,
-    pid: u32,
-}
+/// cuBLAS's handle of one device, made on first use.
+pub(super) type Slot = handle::Slot<blas::cublasHandle_t>;
 
-// SAFETY: cuBLAS handles may be used from any thread as long as calls on
-// one handle do not overlap; the GPU core serialises launches.
-unsafe impl Send for Handle {}
-// SAFETY: as above.
-unsafe impl Sync for Handle {}
-
-impl Drop for Handle {
-    fn drop(&mut self) {
-        if std::process::id() == self.pid {
-            // SAFETY: created by `cublasCreate`, destroyed once.
-            let _ = std::panic::catch_unwind(|| unsafe { blas::cublasDestroy_v2(self.raw) });
+/// Makes the cuBLAS handle: on crossover's stream, TF32 when allowed.
+const MAKER: handle::Maker<blas::cublasHandle_t> = handle::Maker {
+    call: "cublasCreate",
+    load: super::libs::cublas,
+    make: |api| {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: cuBLAS is loaded and the context bound; `raw` is written
+        // by the call.
+        status("cublasCreate", unsafe { blas::cublasCreate_v2(&mut raw) })?;
+        let handle = handle::Owned::new(raw, |h| {
+            // SAFETY: made by `cublasCreate`, destroyed once (by `Owned`).
+            let _ = unsafe { blas::cublasDestroy_v2(h) };
+        });
+        // SAFETY: a live handle and crossover's stream (which lives as long
+        // as this API object, and so the handle).
+        status("cublasSetStream", unsafe {
+            blas::cublasSetStream_v2(raw, api.stream.cu_stream() as blas::cudaStream_t)
+        })?;
+        if tf32() {
+            // SAFETY: a live handle.
+            status("cublasSetMathMode", unsafe {
+                blas::cublasSetMathMode(raw, blas::cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH)
+            })?;
         }
-    }
-}
-
-/// The handle of one device, made on first use (`Err`: why there is none).
-pub(super) type Slot = OnceLock<Result<Handle, String>>;
+        Ok(handle)
+    },
+};
 
 /// Whether `CROSSOVER_GPU_TF32=1` lets float32 products use TF32.
 fn tf32() -> bool {
@@ -55,7 +61,8 @@ pub(super) fn describe() -> String {
     }
 }
 
-fn status(call: &'static str, s: blas::cublasStatus_t) -> Result<(), ApiError> {
+/// A cuBLAS status as a result (allocation failures are out of memory).
+pub(super) fn status(call: &'static str, s: blas::cublasStatus_t) -> Result<(), ApiError> {
     match s {
         blas::cublasStatus_t::CUBLAS_STATUS_SUCCESS => Ok(()),
         blas::cublasStatus_t::CUBLAS_STATUS_ALLOC_FAILED => {
@@ -68,44 +75,7 @@ fn status(call: &'static str, s: blas::cublasStatus_t) -> Result<(), ApiError> {
 impl CudaApi {
     /// The cuBLAS handle (made now if needed), or why there is none.
     pub(super) fn blas_handle(&self) -> Result<blas::cublasHandle_t, String> {
-        let made = self.blas.get_or_init(|| {
-            super::libs::cublas()?;
-            self.enter("cublasCreate").map_err(|e| e.to_string())?;
-            let make = || -> Result<Handle, ApiError> {
-                let mut raw = std::ptr::null_mut();
-                // SAFETY: cuBLAS is loaded and the context bound; `raw` is
-                // written by the call.
-                status("cublasCreate", unsafe { blas::cublasCreate_v2(&mut raw) })?;
-                let handle = Handle {
-                    raw,
-                    pid: std::process::id(),
-                };
-                // SAFETY: a live handle and crossover's stream (which lives
-                // as long as this API object, and so the handle).
-                status("cublasSetStream", unsafe {
-                    blas::cublasSetStream_v2(raw, self.stream.cu_stream() as blas::cudaStream_t)
-                })?;
-                if tf32() {
-                    // SAFETY: a live handle.
-                    status("cublasSetMathMode", unsafe {
-                        blas::cublasSetMathMode(raw, blas::cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH)
-                    })?;
-                }
-                Ok(handle)
-            };
-            std::panic::catch_unwind(make)
-                .unwrap_or_else(|_| {
-                    Err(ApiError::new(
-                        "cublasCreate",
-                        "cuBLAS is missing a function",
-                    ))
-                })
-                .map_err(|e| e.to_string())
-        });
-        match made {
-            Ok(h) => Ok(h.raw),
-            Err(why) => Err(why.clone()),
-        }
+        self.library_handle(&self.blas, &MAKER)
     }
 
     /// Enqueues `g` through cuBLAS; `None` when cuBLAS is unavailable.

@@ -6,7 +6,7 @@
 //!
 //! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
 
-use super::{CudaApi, CudaMem, CudaTiming};
+use super::{handle, CudaApi, CudaMem, CudaTiming};
 use crate::dtype::DType;
 use crate::gpu::api::{ApiError, FftAxis};
 use cudarc::cufft::{result as cufft, sys as fft_sys};
@@ -20,19 +20,7 @@ pub(super) const PLANS: usize = 16;
 type Key = (DType, usize, usize, usize, usize);
 
 /// A cuFFT plan (destroyed on drop, in the process that made it).
-struct Plan {
-    raw: fft_sys::cufftHandle,
-    pid: u32,
-}
-
-impl Drop for Plan {
-    fn drop(&mut self) {
-        if std::process::id() == self.pid {
-            // SAFETY: made by `cufftPlanMany`, destroyed once.
-            let _ = std::panic::catch_unwind(|| unsafe { cufft::destroy(self.raw) });
-        }
-    }
-}
+type Plan = handle::Owned<fft_sys::cufftHandle>;
 
 /// The device's plans, least recently used first.
 #[derive(Default)]
@@ -110,10 +98,11 @@ impl CudaApi {
                     )
                 }
                 .map_err(|e| status("cufftPlanMany", e))?;
-                let plan = Plan {
-                    raw,
-                    pid: std::process::id(),
-                };
+                let plan = Plan::new(raw, |p| {
+                    // SAFETY: made by `cufftPlanMany`, destroyed once (by
+                    // `Owned`).
+                    let _ = unsafe { cufft::destroy(p) };
+                });
                 // SAFETY: a live plan and crossover's stream (which lives as
                 // long as this API object and so the plan cache).
                 unsafe { cufft::set_stream(raw, self.stream.cu_stream() as fft_sys::cudaStream_t) }

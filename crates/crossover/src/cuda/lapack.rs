@@ -1,6 +1,7 @@
 //! cuSOLVER's dense routines (and cuBLAS's sum of magnitudes) of one
-//! precision behind one trait, so `solver.rs` writes each call sequence
-//! once for float32 and float64.
+//! precision as one table of function pointers, so `solver.rs` writes each
+//! call sequence once for float32 and float64. The signatures are
+//! cuSOLVER's own (cudarc's declarations), leading dimensions included.
 
 use cudarc::cublas::sys as blas;
 use cudarc::cusolver::sys as sol;
@@ -9,353 +10,105 @@ use std::ffi::{c_int, c_schar};
 pub(super) type H = sol::cusolverDnHandle_t;
 pub(super) type St = sol::cusolverStatus_t;
 pub(super) type Fill = sol::cublasFillMode_t;
+type Eig = sol::cusolverEigMode_t;
+type Op = sol::cublasOperation_t;
+type Int = c_int;
 
-/// cuSOLVER's (and cuBLAS's sum of magnitudes) routines of one precision.
-///
-/// # Safety
-/// Every method is the cuSOLVER/cuBLAS function of the same name: the
-/// caller meets its contract (live handles, device pointers holding what
-/// the sizes address, host pointers valid for the call).
-#[allow(clippy::too_many_arguments)]
+/// cuSOLVER's `S` or `D` routines (and cuBLAS's `asum`) for element type
+/// `T`; each field is the function of the same name without its prefix.
+/// Calling one is calling cuSOLVER: the caller meets its contract (live
+/// handles, device pointers holding what the sizes address).
+#[allow(clippy::type_complexity)]
+pub(super) struct Routines<T> {
+    pub getrf_size: unsafe fn(H, Int, Int, *mut T, Int, *mut Int) -> St,
+    pub getrf: unsafe fn(H, Int, Int, *mut T, Int, *mut T, *mut Int, *mut Int) -> St,
+    pub getrs: unsafe fn(H, Op, Int, Int, *const T, Int, *const Int, *mut T, Int, *mut Int) -> St,
+    pub potrf_size: unsafe fn(H, Fill, Int, *mut T, Int, *mut Int) -> St,
+    pub potrf: unsafe fn(H, Fill, Int, *mut T, Int, *mut T, Int, *mut Int) -> St,
+    pub potrs: unsafe fn(H, Fill, Int, Int, *const T, Int, *mut T, Int, *mut Int) -> St,
+    pub geqrf_size: unsafe fn(H, Int, Int, *mut T, Int, *mut Int) -> St,
+    pub geqrf: unsafe fn(H, Int, Int, *mut T, Int, *mut T, *mut T, Int, *mut Int) -> St,
+    pub orgqr_size: unsafe fn(H, Int, Int, Int, *const T, Int, *const T, *mut Int) -> St,
+    pub orgqr: unsafe fn(H, Int, Int, Int, *mut T, Int, *const T, *mut T, Int, *mut Int) -> St,
+    pub gesvd_size: unsafe fn(H, Int, Int, *mut Int) -> St,
+    pub gesvd: unsafe fn(
+        H,
+        c_schar,
+        c_schar,
+        Int,
+        Int,
+        *mut T,
+        Int,
+        *mut T,
+        *mut T,
+        Int,
+        *mut T,
+        Int,
+        *mut T,
+        Int,
+        *mut T,
+        *mut Int,
+    ) -> St,
+    pub syevd_size: unsafe fn(H, Eig, Fill, Int, *const T, Int, *const T, *mut Int) -> St,
+    pub syevd: unsafe fn(H, Eig, Fill, Int, *mut T, Int, *mut T, *mut T, Int, *mut Int) -> St,
+    pub asum: unsafe fn(blas::cublasHandle_t, Int, *const T, Int, *mut T) -> blas::cublasStatus_t,
+}
+
+/// An element type cuSOLVER factors: its routines.
 pub(super) trait Lapack: Copy + 'static {
+    const ROUTINES: Routines<Self>;
     fn zero() -> Self;
     fn finite(self) -> bool;
-    unsafe fn getrf_size(h: H, n: c_int, a: *mut Self, lwork: *mut c_int) -> St;
-    unsafe fn getrf(
-        h: H,
-        n: c_int,
-        a: *mut Self,
-        w: *mut Self,
-        piv: *mut c_int,
-        info: *mut c_int,
-    ) -> St;
-    unsafe fn getrs(
-        h: H,
-        op: sol::cublasOperation_t,
-        n: c_int,
-        k: c_int,
-        a: *const Self,
-        piv: *const c_int,
-        b: *mut Self,
-        info: *mut c_int,
-    ) -> St;
-    unsafe fn potrf_size(h: H, uplo: Fill, n: c_int, a: *mut Self, lwork: *mut c_int) -> St;
-    unsafe fn potrf(
-        h: H,
-        uplo: Fill,
-        n: c_int,
-        a: *mut Self,
-        w: *mut Self,
-        lwork: c_int,
-        info: *mut c_int,
-    ) -> St;
-    unsafe fn potrs(
-        h: H,
-        uplo: Fill,
-        n: c_int,
-        k: c_int,
-        a: *const Self,
-        b: *mut Self,
-        info: *mut c_int,
-    ) -> St;
-    unsafe fn geqrf_size(h: H, m: c_int, n: c_int, a: *mut Self, lwork: *mut c_int) -> St;
-    unsafe fn geqrf(
-        h: H,
-        m: c_int,
-        n: c_int,
-        a: *mut Self,
-        tau: *mut Self,
-        w: *mut Self,
-        lwork: c_int,
-        info: *mut c_int,
-    ) -> St;
-    unsafe fn orgqr_size(
-        h: H,
-        m: c_int,
-        r: c_int,
-        a: *const Self,
-        tau: *const Self,
-        lwork: *mut c_int,
-    ) -> St;
-    unsafe fn orgqr(
-        h: H,
-        m: c_int,
-        r: c_int,
-        a: *mut Self,
-        tau: *const Self,
-        w: *mut Self,
-        lwork: c_int,
-        info: *mut c_int,
-    ) -> St;
-    unsafe fn gesvd_size(h: H, m: c_int, n: c_int, lwork: *mut c_int) -> St;
-    unsafe fn gesvd(
-        h: H,
-        job: c_schar,
-        m: c_int,
-        n: c_int,
-        a: *mut Self,
-        s: *mut Self,
-        u: *mut Self,
-        vt: *mut Self,
-        w: *mut Self,
-        lwork: c_int,
-        info: *mut c_int,
-    ) -> St;
-    unsafe fn syevd_size(
-        h: H,
-        uplo: Fill,
-        n: c_int,
-        a: *const Self,
-        vals: *const Self,
-        lwork: *mut c_int,
-    ) -> St;
-    unsafe fn syevd(
-        h: H,
-        uplo: Fill,
-        n: c_int,
-        a: *mut Self,
-        vals: *mut Self,
-        w: *mut Self,
-        lwork: c_int,
-        info: *mut c_int,
-    ) -> St;
-    unsafe fn asum(
-        h: blas::cublasHandle_t,
-        n: c_int,
-        x: *const Self,
-        out: *mut Self,
-    ) -> blas::cublasStatus_t;
 }
 
-/// Implements [`Lapack`] for `$t` with cuSOLVER's `$p` (S or D) routines.
-macro_rules! lapack {
-    ($t:ty, $getrf_size:ident, $getrf:ident, $getrs:ident, $potrf_size:ident, $potrf:ident,
-     $potrs:ident, $geqrf_size:ident, $geqrf:ident, $orgqr_size:ident, $orgqr:ident,
-     $gesvd_size:ident, $gesvd:ident, $syevd_size:ident, $syevd:ident, $asum:ident) => {
-        #[allow(clippy::too_many_arguments)]
-        impl Lapack for $t {
-            fn zero() -> Self {
-                0.0
-            }
-            fn finite(self) -> bool {
-                self.is_finite()
-            }
-            unsafe fn getrf_size(h: H, n: c_int, a: *mut Self, lwork: *mut c_int) -> St {
-                sol::$getrf_size(h, n, n, a, n, lwork)
-            }
-            unsafe fn getrf(
-                h: H,
-                n: c_int,
-                a: *mut Self,
-                w: *mut Self,
-                piv: *mut c_int,
-                info: *mut c_int,
-            ) -> St {
-                sol::$getrf(h, n, n, a, n, w, piv, info)
-            }
-            unsafe fn getrs(
-                h: H,
-                op: sol::cublasOperation_t,
-                n: c_int,
-                k: c_int,
-                a: *const Self,
-                piv: *const c_int,
-                b: *mut Self,
-                info: *mut c_int,
-            ) -> St {
-                sol::$getrs(h, op, n, k, a, n, piv, b, n, info)
-            }
-            unsafe fn potrf_size(
-                h: H,
-                uplo: Fill,
-                n: c_int,
-                a: *mut Self,
-                lwork: *mut c_int,
-            ) -> St {
-                sol::$potrf_size(h, uplo, n, a, n, lwork)
-            }
-            unsafe fn potrf(
-                h: H,
-                uplo: Fill,
-                n: c_int,
-                a: *mut Self,
-                w: *mut Self,
-                lwork: c_int,
-                info: *mut c_int,
-            ) -> St {
-                sol::$potrf(h, uplo, n, a, n, w, lwork, info)
-            }
-            unsafe fn potrs(
-                h: H,
-                uplo: Fill,
-                n: c_int,
-                k: c_int,
-                a: *const Self,
-                b: *mut Self,
-                info: *mut c_int,
-            ) -> St {
-                sol::$potrs(h, uplo, n, k, a, n, b, n, info)
-            }
-            unsafe fn geqrf_size(h: H, m: c_int, n: c_int, a: *mut Self, lwork: *mut c_int) -> St {
-                sol::$geqrf_size(h, m, n, a, m, lwork)
-            }
-            unsafe fn geqrf(
-                h: H,
-                m: c_int,
-                n: c_int,
-                a: *mut Self,
-                tau: *mut Self,
-                w: *mut Self,
-                lwork: c_int,
-                info: *mut c_int,
-            ) -> St {
-                sol::$geqrf(h, m, n, a, m, tau, w, lwork, info)
-            }
-            unsafe fn orgqr_size(
-                h: H,
-                m: c_int,
-                r: c_int,
-                a: *const Self,
-                tau: *const Self,
-                lwork: *mut c_int,
-            ) -> St {
-                sol::$orgqr_size(h, m, r, r, a, m, tau, lwork)
-            }
-            unsafe fn orgqr(
-                h: H,
-                m: c_int,
-                r: c_int,
-                a: *mut Self,
-                tau: *const Self,
-                w: *mut Self,
-                lwork: c_int,
-                info: *mut c_int,
-            ) -> St {
-                sol::$orgqr(h, m, r, r, a, m, tau, w, lwork, info)
-            }
-            unsafe fn gesvd_size(h: H, m: c_int, n: c_int, lwork: *mut c_int) -> St {
-                sol::$gesvd_size(h, m, n, lwork)
-            }
-            unsafe fn gesvd(
-                h: H,
-                job: c_schar,
-                m: c_int,
-                n: c_int,
-                a: *mut Self,
-                s: *mut Self,
-                u: *mut Self,
-                vt: *mut Self,
-                w: *mut Self,
-                lwork: c_int,
-                info: *mut c_int,
-            ) -> St {
-                // rwork (unconverged superdiagonals) is optional: null.
-                sol::$gesvd(
-                    h,
-                    job,
-                    job,
-                    m,
-                    n,
-                    a,
-                    m,
-                    s,
-                    u,
-                    m,
-                    vt,
-                    n,
-                    w,
-                    lwork,
-                    std::ptr::null_mut(),
-                    info,
-                )
-            }
-            unsafe fn syevd_size(
-                h: H,
-                uplo: Fill,
-                n: c_int,
-                a: *const Self,
-                vals: *const Self,
-                lwork: *mut c_int,
-            ) -> St {
-                sol::$syevd_size(
-                    h,
-                    sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR,
-                    uplo,
-                    n,
-                    a,
-                    n,
-                    vals,
-                    lwork,
-                )
-            }
-            unsafe fn syevd(
-                h: H,
-                uplo: Fill,
-                n: c_int,
-                a: *mut Self,
-                vals: *mut Self,
-                w: *mut Self,
-                lwork: c_int,
-                info: *mut c_int,
-            ) -> St {
-                sol::$syevd(
-                    h,
-                    sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR,
-                    uplo,
-                    n,
-                    a,
-                    n,
-                    vals,
-                    w,
-                    lwork,
-                    info,
-                )
-            }
-            unsafe fn asum(
-                h: blas::cublasHandle_t,
-                n: c_int,
-                x: *const Self,
-                out: *mut Self,
-            ) -> blas::cublasStatus_t {
-                blas::$asum(h, n, x, 1, out)
-            }
-        }
+impl Lapack for f32 {
+    const ROUTINES: Routines<f32> = Routines {
+        getrf_size: sol::cusolverDnSgetrf_bufferSize,
+        getrf: sol::cusolverDnSgetrf,
+        getrs: sol::cusolverDnSgetrs,
+        potrf_size: sol::cusolverDnSpotrf_bufferSize,
+        potrf: sol::cusolverDnSpotrf,
+        potrs: sol::cusolverDnSpotrs,
+        geqrf_size: sol::cusolverDnSgeqrf_bufferSize,
+        geqrf: sol::cusolverDnSgeqrf,
+        orgqr_size: sol::cusolverDnSorgqr_bufferSize,
+        orgqr: sol::cusolverDnSorgqr,
+        gesvd_size: sol::cusolverDnSgesvd_bufferSize,
+        gesvd: sol::cusolverDnSgesvd,
+        syevd_size: sol::cusolverDnSsyevd_bufferSize,
+        syevd: sol::cusolverDnSsyevd,
+        asum: blas::cublasSasum_v2,
     };
+    fn zero() -> Self {
+        0.0
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
 }
 
-lapack!(
-    f32,
-    cusolverDnSgetrf_bufferSize,
-    cusolverDnSgetrf,
-    cusolverDnSgetrs,
-    cusolverDnSpotrf_bufferSize,
-    cusolverDnSpotrf,
-    cusolverDnSpotrs,
-    cusolverDnSgeqrf_bufferSize,
-    cusolverDnSgeqrf,
-    cusolverDnSorgqr_bufferSize,
-    cusolverDnSorgqr,
-    cusolverDnSgesvd_bufferSize,
-    cusolverDnSgesvd,
-    cusolverDnSsyevd_bufferSize,
-    cusolverDnSsyevd,
-    cublasSasum_v2
-);
-lapack!(
-    f64,
-    cusolverDnDgetrf_bufferSize,
-    cusolverDnDgetrf,
-    cusolverDnDgetrs,
-    cusolverDnDpotrf_bufferSize,
-    cusolverDnDpotrf,
-    cusolverDnDpotrs,
-    cusolverDnDgeqrf_bufferSize,
-    cusolverDnDgeqrf,
-    cusolverDnDorgqr_bufferSize,
-    cusolverDnDorgqr,
-    cusolverDnDgesvd_bufferSize,
-    cusolverDnDgesvd,
-    cusolverDnDsyevd_bufferSize,
-    cusolverDnDsyevd,
-    cublasDasum_v2
-);
+impl Lapack for f64 {
+    const ROUTINES: Routines<f64> = Routines {
+        getrf_size: sol::cusolverDnDgetrf_bufferSize,
+        getrf: sol::cusolverDnDgetrf,
+        getrs: sol::cusolverDnDgetrs,
+        potrf_size: sol::cusolverDnDpotrf_bufferSize,
+        potrf: sol::cusolverDnDpotrf,
+        potrs: sol::cusolverDnDpotrs,
+        geqrf_size: sol::cusolverDnDgeqrf_bufferSize,
+        geqrf: sol::cusolverDnDgeqrf,
+        orgqr_size: sol::cusolverDnDorgqr_bufferSize,
+        orgqr: sol::cusolverDnDorgqr,
+        gesvd_size: sol::cusolverDnDgesvd_bufferSize,
+        gesvd: sol::cusolverDnDgesvd,
+        syevd_size: sol::cusolverDnDsyevd_bufferSize,
+        syevd: sol::cusolverDnDsyevd,
+        asum: blas::cublasDasum_v2,
+    };
+    fn zero() -> Self {
+        0.0
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}

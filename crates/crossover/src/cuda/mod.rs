@@ -16,6 +16,7 @@
 
 mod blas;
 mod fft;
+mod handle;
 mod lapack;
 pub mod libs;
 pub mod nvrtc;
@@ -386,7 +387,13 @@ impl GpuApi for CudaApi {
             .map_err(|e| err("cuMemcpyDtoHAsync", e))
     }
 
-    fn compile(&self, source: &str, entries: &[String]) -> Result<Compiled<CudaKernels>, ApiError> {
+    fn compile(
+        &self,
+        source: &str,
+        entries: &[String],
+        _keep_binary: bool,
+    ) -> Result<Compiled<CudaKernels>, ApiError> {
+        // The CUBIN is what the driver loads: keeping it costs nothing.
         let out = nvrtc::compile(source, self.arch, self.ptx)?;
         let module = self.load(&out.binary, entries)?;
         Ok(Compiled {

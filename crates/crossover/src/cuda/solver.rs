@@ -22,37 +22,39 @@
 //! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
 
 use super::lapack::{Lapack, H};
-use super::{CudaApi, CudaMem, CudaTiming};
+use super::{handle, CudaApi, CudaMem, CudaTiming};
 use crate::dtype::DType;
 use crate::gpu::api::{ApiError, DenseCall, DenseDone, DenseJob, GpuApi};
 use cudarc::cublas::sys as blas;
 use cudarc::cusolver::sys as sol;
 use std::ffi::{c_int, c_schar};
-use std::sync::OnceLock;
 
-/// A cuSOLVER dense handle bound to crossover's stream.
-pub(super) struct Handle {
-    raw: sol::cusolverDnHandle_t,
-    pid: u32,
-}
+/// cuSOLVER's dense handle of one device, made on first use.
+pub(super) type Slot = handle::Slot<sol::cusolverDnHandle_t>;
 
-// SAFETY: cuSOLVER handles may be used from any thread as long as calls on
-// one handle do not overlap; the GPU core serialises them.
-unsafe impl Send for Handle {}
-// SAFETY: as above.
-unsafe impl Sync for Handle {}
-
-impl Drop for Handle {
-    fn drop(&mut self) {
-        if std::process::id() == self.pid {
-            // SAFETY: created by `cusolverDnCreate`, destroyed once.
-            let _ = std::panic::catch_unwind(|| unsafe { sol::cusolverDnDestroy(self.raw) });
-        }
-    }
-}
-
-/// The handle of one device, made on first use (`Err`: why there is none).
-pub(super) type Slot = OnceLock<Result<Handle, String>>;
+/// Makes the cuSOLVER handle on crossover's stream.
+const MAKER: handle::Maker<sol::cusolverDnHandle_t> = handle::Maker {
+    call: "cusolverDnCreate",
+    load: super::libs::cusolver,
+    make: |api| {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: cuSOLVER is loaded and the context bound; `raw` is
+        // written by the call.
+        status("cusolverDnCreate", unsafe {
+            sol::cusolverDnCreate(&mut raw)
+        })?;
+        let handle = handle::Owned::new(raw, |h| {
+            // SAFETY: made by `cusolverDnCreate`, destroyed once (by `Owned`).
+            let _ = unsafe { sol::cusolverDnDestroy(h) };
+        });
+        // SAFETY: a live handle and crossover's stream (which lives as long
+        // as this API object, and so the handle).
+        status("cusolverDnSetStream", unsafe {
+            sol::cusolverDnSetStream(raw, api.stream.cu_stream() as sol::cudaStream_t)
+        })?;
+        Ok(handle)
+    },
+};
 
 fn status(call: &'static str, s: sol::cusolverStatus_t) -> Result<(), ApiError> {
     match s {
@@ -60,13 +62,6 @@ fn status(call: &'static str, s: sol::cusolverStatus_t) -> Result<(), ApiError> 
         sol::cusolverStatus_t::CUSOLVER_STATUS_ALLOC_FAILED => {
             Err(ApiError::oom(call, format!("{s:?}")))
         }
-        other => Err(ApiError::new(call, format!("{other:?}"))),
-    }
-}
-
-fn blas_status(call: &'static str, s: blas::cublasStatus_t) -> Result<(), ApiError> {
-    match s {
-        blas::cublasStatus_t::CUBLAS_STATUS_SUCCESS => Ok(()),
         other => Err(ApiError::new(call, format!("{other:?}"))),
     }
 }
@@ -103,6 +98,9 @@ impl Step {
         }
     }
 }
+
+/// syevd computes eigenvectors as well as eigenvalues.
+const VECTORS: sol::cusolverEigMode_t = sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR;
 
 /// The steps of `call` on each matrix, in order.
 fn steps(call: DenseCall) -> Vec<Step> {
@@ -204,40 +202,7 @@ fn fill(upper: bool) -> sol::cublasFillMode_t {
 impl CudaApi {
     /// The cuSOLVER handle (made now if needed), or why there is none.
     fn solver_handle(&self) -> Result<H, String> {
-        let made = self.solver.get_or_init(|| {
-            super::libs::cusolver()?;
-            self.enter("cusolverDnCreate").map_err(|e| e.to_string())?;
-            let make = || -> Result<Handle, ApiError> {
-                let mut raw = std::ptr::null_mut();
-                // SAFETY: cuSOLVER is loaded and the context bound; `raw`
-                // is written by the call.
-                status("cusolverDnCreate", unsafe {
-                    sol::cusolverDnCreate(&mut raw)
-                })?;
-                let handle = Handle {
-                    raw,
-                    pid: std::process::id(),
-                };
-                // SAFETY: a live handle and crossover's stream (which lives
-                // as long as this API object, and so the handle).
-                status("cusolverDnSetStream", unsafe {
-                    sol::cusolverDnSetStream(raw, self.stream.cu_stream() as sol::cudaStream_t)
-                })?;
-                Ok(handle)
-            };
-            std::panic::catch_unwind(make)
-                .unwrap_or_else(|_| {
-                    Err(ApiError::new(
-                        "cusolverDnCreate",
-                        "cuSOLVER is missing a function",
-                    ))
-                })
-                .map_err(|e| e.to_string())
-        });
-        match made {
-            Ok(h) => Ok(h.raw),
-            Err(why) => Err(why.clone()),
-        }
+        self.library_handle(&self.solver, &MAKER)
     }
 
     /// Runs `job` through cuSOLVER; `None` when cuSOLVER (or the cuBLAS it
@@ -289,11 +254,12 @@ impl CudaApi {
             let mut sum = T::zero();
             // SAFETY: `ptr` holds `len` elements of `T` (the job's sizes);
             // the result is a host scalar written before the call returns.
-            blas_status("cublasAsum", unsafe {
-                T::asum(
+            super::blas::status("cublasAsum", unsafe {
+                (T::ROUTINES.asum)(
                     blas,
                     n as c_int,
                     (ptr + start as u64 * size) as *const T,
+                    1,
                     &mut sum,
                 )
             })?;
@@ -317,12 +283,14 @@ impl CudaApi {
         };
         let (batch, call) = (job.batch, job.call);
         let st = strides(call, job.m, job.n, job.k);
-        let (m, n, k, r) = (
+        // `k_r`: the reflectors of a QR (min(m, n)).
+        let (m, n, k, k_r) = (
             int(job.m)?,
             int(job.n)?,
             int(job.k)?,
             int(job.m.min(job.n))?,
         );
+        let r = &T::ROUTINES;
         let size = std::mem::size_of::<T>() as u64;
         let need = |mem: Option<&CudaMem>, len: usize, what: &str| match mem {
             Some(x) => Ok(x.ptr),
@@ -368,14 +336,23 @@ impl CudaApi {
             // job's live allocations of the sizes given.
             let s = unsafe {
                 match step {
-                    Step::Getrf => T::getrf_size(h, n, a as *mut T, &mut l),
-                    Step::Potrf => T::potrf_size(h, fill(upper), n, a as *mut T, &mut l),
-                    Step::Geqrf => T::geqrf_size(h, m, n, a as *mut T, &mut l),
-                    Step::Orgqr => T::orgqr_size(h, m, r, a as *const T, tau_ptr, &mut l),
-                    Step::Gesvd => T::gesvd_size(h, m, n, &mut l),
-                    Step::Syevd => {
-                        T::syevd_size(h, fill(upper), n, a as *const T, vals as *const T, &mut l)
+                    Step::Getrf => (r.getrf_size)(h, n, n, a as *mut T, n, &mut l),
+                    Step::Potrf => (r.potrf_size)(h, fill(upper), n, a as *mut T, n, &mut l),
+                    Step::Geqrf => (r.geqrf_size)(h, m, n, a as *mut T, m, &mut l),
+                    Step::Orgqr => {
+                        (r.orgqr_size)(h, m, k_r, k_r, a as *const T, m, tau_ptr, &mut l)
                     }
+                    Step::Gesvd => (r.gesvd_size)(h, m, n, &mut l),
+                    Step::Syevd => (r.syevd_size)(
+                        h,
+                        VECTORS,
+                        fill(upper),
+                        n,
+                        a as *const T,
+                        n,
+                        vals as *const T,
+                        &mut l,
+                    ),
                     Step::Getrs | Step::Potrs | Step::CopyFactor => {
                         sol::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS
                     }
@@ -422,7 +399,7 @@ impl CudaApi {
                 // int each; leading dimensions are the packed rows.
                 let s = unsafe {
                     match step {
-                        Step::Getrf => T::getrf(h, n, ai, w, pi, info1),
+                        Step::Getrf => (r.getrf)(h, n, n, ai, n, w, pi, info1),
                         Step::Getrs => {
                             let op = match call {
                                 DenseCall::Lu {
@@ -430,12 +407,12 @@ impl CudaApi {
                                 } => sol::cublasOperation_t::CUBLAS_OP_T,
                                 _ => sol::cublasOperation_t::CUBLAS_OP_N,
                             };
-                            T::getrs(h, op, n, k, ai, pi, bi, info2)
+                            (r.getrs)(h, op, n, k, ai, n, pi, bi, n, info2)
                         }
-                        Step::Potrf => T::potrf(h, fill(upper), n, ai, w, lwork, info1),
-                        Step::Potrs => T::potrs(h, fill(upper), n, k, ai, bi, info2),
-                        Step::Geqrf => T::geqrf(h, m, n, ai, tau_ptr, w, lwork, info1),
-                        Step::Orgqr => T::orgqr(h, m, r, ai, tau_ptr, w, lwork, info2),
+                        Step::Potrf => (r.potrf)(h, fill(upper), n, ai, n, w, lwork, info1),
+                        Step::Potrs => (r.potrs)(h, fill(upper), n, k, ai, n, bi, n, info2),
+                        Step::Geqrf => (r.geqrf)(h, m, n, ai, m, tau_ptr, w, lwork, info1),
+                        Step::Orgqr => (r.orgqr)(h, m, k_r, k_r, ai, m, tau_ptr, w, lwork, info2),
                         Step::Gesvd => {
                             let vectors = matches!(call, DenseCall::Svd { vectors: true });
                             let (job, uu, vv) = if vectors {
@@ -443,9 +420,29 @@ impl CudaApi {
                             } else {
                                 (b'N' as c_schar, std::ptr::null_mut(), std::ptr::null_mut())
                             };
-                            T::gesvd(h, job, m, n, ai, vi, uu, vv, w, lwork, info1)
+                            // rwork (unconverged superdiagonals) is optional: null.
+                            (r.gesvd)(
+                                h,
+                                job,
+                                job,
+                                m,
+                                n,
+                                ai,
+                                m,
+                                vi,
+                                uu,
+                                m,
+                                vv,
+                                n,
+                                w,
+                                lwork,
+                                std::ptr::null_mut(),
+                                info1,
+                            )
                         }
-                        Step::Syevd => T::syevd(h, fill(upper), n, ai, vi, w, lwork, info1),
+                        Step::Syevd => {
+                            (r.syevd)(h, VECTORS, fill(upper), n, ai, n, vi, w, lwork, info1)
+                        }
                         Step::CopyFactor => sol::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS,
                     }
                 };

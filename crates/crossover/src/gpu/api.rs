@@ -237,9 +237,17 @@ pub trait GpuApi: Send + Sync + 'static {
     /// Copies the start of `src` into `dst`, after all queued work.
     fn read(&self, src: &Self::Mem, dst: &mut [u8]) -> Result<(), ApiError>;
     /// Builds `source` with entry points `entries` (the error carries the
-    /// build log).
-    fn compile(&self, source: &str, entries: &[String])
-        -> Result<Compiled<Self::Module>, ApiError>;
+    /// build log). `keep_binary`: also return the binary for
+    /// [`GpuApi::load`] (the kernel cache stores it). Some drivers pay
+    /// for it: pocl compiles every kernel of the program for its binary,
+    /// which takes 20 times as long as the build, so callers that store
+    /// nothing ask for none.
+    fn compile(
+        &self,
+        source: &str,
+        entries: &[String],
+        keep_binary: bool,
+    ) -> Result<Compiled<Self::Module>, ApiError>;
     /// Loads a binary that [`GpuApi::compile`] returned earlier.
     fn load(&self, binary: &[u8], entries: &[String]) -> Result<Self::Module, ApiError>;
     /// Enqueues entry `entry` of `module` on `groups` work-groups of

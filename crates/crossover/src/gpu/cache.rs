@@ -195,7 +195,7 @@ impl<A: GpuApi> KernelCache<A> {
         let module = match module {
             Some(m) => m,
             None => {
-                let c = api.compile(&source, &rendered.entries)?;
+                let c = api.compile(&source, &rendered.entries, path.is_some())?;
                 self.compiled.fetch_add(1, Ordering::Relaxed);
                 if let (Some(p), Some(bin)) = (&path, &c.binary) {
                     if let Err(e) = store(p, bin) {

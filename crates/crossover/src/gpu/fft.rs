@@ -188,35 +188,38 @@ impl<A: GpuApi> GpuBackend<A> {
                         scale,
                         ..StepArgs::default()
                     };
-                    if n > 1 && !n.is_power_of_two() && !self.shared.api.fft_any_length() {
-                        shape[axis] = keep;
-                        cur = self.bluestein(&launch, p, &cur, complex_bytes, &mut events)?;
-                        continue;
-                    }
                     if n > 1 {
-                        let mut other = self.alloc(numel(&shape) * complex_bytes)?;
-                        let vendor = self.vendor_fft(&FftAxis {
-                            precision,
-                            outer,
-                            n,
-                            inner,
-                            inverse,
-                            src: cur.mem(),
-                            dst: other.mem(),
-                        });
+                        // The vendor's library where it takes this length;
+                        // else radix-2 passes, or Bluestein's algorithm.
+                        let vendor = if n.is_power_of_two() || self.shared.api.fft_any_length() {
+                            let other = self.alloc(numel(&shape) * complex_bytes)?;
+                            self.vendor_fft(&FftAxis {
+                                precision,
+                                outer,
+                                n,
+                                inner,
+                                inverse,
+                                src: cur.mem(),
+                                dst: other.mem(),
+                            })
+                            .map(|event| (event, other))
+                        } else {
+                            None
+                        };
                         match vendor {
-                            Some(event) => {
+                            Some((event, other)) => {
                                 events.push(event?);
-                                std::mem::swap(&mut cur, &mut other);
+                                cur = other;
                             }
                             None if n.is_power_of_two() => {
+                                let mut other = self.alloc(numel(&shape) * complex_bytes)?;
                                 passes(&launch, p, &mut cur, &mut other, &mut events)?
                             }
                             None => {
-                                return Err(Error::internal(
-                                    op.name(),
-                                    format!("no FFT library for {n} points on this device"),
-                                ))
+                                shape[axis] = keep;
+                                cur =
+                                    self.bluestein(&launch, p, &cur, complex_bytes, &mut events)?;
+                                continue;
                             }
                         }
                     }

@@ -306,10 +306,19 @@ impl GpuApi for OpenClApi {
         Ok(())
     }
 
-    fn compile(&self, source: &str, entries: &[String]) -> Result<Compiled<ClModule>, ApiError> {
+    fn compile(
+        &self,
+        source: &str,
+        entries: &[String],
+        keep_binary: bool,
+    ) -> Result<Compiled<ClModule>, ApiError> {
         let program = Program::create_and_build_from_source(&self.context, source, &self.options)
             .map_err(|log| ApiError::new("clBuildProgram", log))?;
-        let binary = program.get_binaries().ok().and_then(|mut b| b.pop());
+        let binary = if keep_binary {
+            program.get_binaries().ok().and_then(|mut b| b.pop())
+        } else {
+            None
+        };
         let kernels = self.kernels(&program, entries)?;
         Ok(Compiled {
             module: ClModule {

@@ -239,7 +239,10 @@ fn plant_an_out_of_bounds_read() {
     src.push_str(
         "KERNEL void planted(GLOBAL const f32* a, GLOBAL f32* b) {\n  const i64 i = GLOBAL_ID;\n  if (i < 256) b[i] = a[i + 1];\n}\n",
     );
-    let m = api.compile(&src, &["planted".to_string()]).unwrap().module;
+    let m = api
+        .compile(&src, &["planted".to_string()], false)
+        .unwrap()
+        .module;
     let a = api.alloc(256 * 4).unwrap();
     let b = api.alloc(256 * 4).unwrap();
     api.write(&a, &[0u8; 1024]).unwrap();

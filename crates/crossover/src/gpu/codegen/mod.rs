@@ -204,89 +204,87 @@ impl Variant {
     /// The parameter struct this variant's kernels take.
     pub fn params(&self, program: &Program) -> ParamLayout {
         let mut l = ParamLayout::default();
+        // A matrix operand's rows, columns, inner extent and strides.
+        const MATRIX: [Param; 5] = [
+            Param::Rows,
+            Param::Cols,
+            Param::Inner,
+            Param::RowStride(0),
+            Param::ColStride(0),
+        ];
+        let ints = |l: &mut ParamLayout, ps: &[Param]| {
+            for p in ps {
+                l.push(*p, Slot::I64);
+            }
+        };
         match &self.kind {
             Kind::Elementwise { .. } => l.push(Param::Points, Slot::I64),
-            Kind::Reduce { .. } => {
-                for p in [Param::Kept, Param::Reduced, Param::Segments, Param::Chunk] {
-                    l.push(p, Slot::I64);
-                }
-            }
+            Kind::Reduce { .. } => ints(
+                &mut l,
+                &[Param::Kept, Param::Reduced, Param::Segments, Param::Chunk],
+            ),
             Kind::Gemm { .. } => {
-                for p in [
-                    Param::Rows,
-                    Param::Cols,
-                    Param::Inner,
-                    Param::RowStride(0),
-                    Param::ColStride(0),
-                    Param::RowStride(1),
-                    Param::ColStride(1),
-                ] {
-                    l.push(p, Slot::I64);
-                }
+                ints(&mut l, &MATRIX);
+                ints(&mut l, &[Param::RowStride(1), Param::ColStride(1)]);
                 return l;
             }
             Kind::Spmm { .. } => {
-                for p in [
-                    Param::Rows,
-                    Param::Cols,
-                    Param::Offset(1),
-                    Param::RowStride(1),
-                    Param::ColStride(1),
-                ] {
-                    l.push(p, Slot::I64);
-                }
+                ints(
+                    &mut l,
+                    &[
+                        Param::Rows,
+                        Param::Cols,
+                        Param::Offset(1),
+                        Param::RowStride(1),
+                        Param::ColStride(1),
+                    ],
+                );
                 return l;
             }
             Kind::MatCopy { .. } => {
-                for p in [
-                    Param::Rows,
-                    Param::Cols,
-                    Param::Inner,
-                    Param::RowStride(0),
-                    Param::ColStride(0),
-                    Param::Triangle,
-                ] {
-                    l.push(p, Slot::I64);
-                }
+                ints(&mut l, &MATRIX);
+                l.push(Param::Triangle, Slot::I64);
                 return l;
             }
             Kind::Scan { line_dims, .. } => {
-                for p in [
-                    Param::Lines,
-                    Param::Along,
-                    Param::Segments,
-                    Param::Chunk,
-                    Param::Inner,
-                    Param::Offset(0),
-                    Param::AlongStride,
-                ] {
-                    l.push(p, Slot::I64);
-                }
+                ints(
+                    &mut l,
+                    &[
+                        Param::Lines,
+                        Param::Along,
+                        Param::Segments,
+                        Param::Chunk,
+                        Param::Inner,
+                        Param::Offset(0),
+                        Param::AlongStride,
+                    ],
+                );
                 for d in 0..*line_dims {
-                    l.push(Param::Dim(d), Slot::I64);
-                    l.push(Param::Stride(0, d), Slot::I64);
+                    ints(&mut l, &[Param::Dim(d), Param::Stride(0, d)]);
                 }
                 return l;
             }
             Kind::Fft { rank, .. } => {
-                for p in [
-                    Param::Points,
-                    Param::Rows,
-                    Param::Along,
-                    Param::Inner,
-                    Param::Span,
-                    Param::Inverse,
-                    Param::Keep,
-                    Param::Chirp,
-                    Param::Offset(0),
-                ] {
-                    l.push(p, Slot::I64);
-                }
+                ints(
+                    &mut l,
+                    &[
+                        Param::Points,
+                        Param::Rows,
+                        Param::Along,
+                        Param::Inner,
+                        Param::Span,
+                        Param::Inverse,
+                        Param::Keep,
+                        Param::Chirp,
+                        Param::Offset(0),
+                    ],
+                );
                 l.push(Param::Scale, Slot::F64);
                 for d in 0..*rank {
-                    l.push(Param::Dim(d), Slot::I64);
-                    l.push(Param::Extent(d), Slot::I64);
-                    l.push(Param::Stride(0, d), Slot::I64);
+                    ints(
+                        &mut l,
+                        &[Param::Dim(d), Param::Extent(d), Param::Stride(0, d)],
+                    );
                 }
                 return l;
             }
