@@ -188,40 +188,41 @@ impl<A: GpuApi> GpuBackend<A> {
                         scale,
                         ..StepArgs::default()
                     };
-                    if n > 1 {
-                        // The vendor's library where it takes this length;
-                        // else radix-2 passes, or Bluestein's algorithm.
-                        let vendor = if n.is_power_of_two() || self.shared.api.fft_any_length() {
-                            let other = self.alloc(numel(&shape) * complex_bytes)?;
-                            self.vendor_fft(&FftAxis {
-                                precision,
-                                outer,
-                                n,
-                                inner,
-                                inverse,
-                                src: cur.mem(),
-                                dst: other.mem(),
-                            })
-                            .map(|event| (event, other))
-                        } else {
-                            None
-                        };
+                    // The vendor's library where it takes this length,
+                    // else radix-2 passes or Bluestein's algorithm (which
+                    // makes its own temporaries).
+                    let library = n.is_power_of_two() || self.shared.api.fft_any_length();
+                    if n > 1 && library {
+                        let mut other = self.alloc(numel(&shape) * complex_bytes)?;
+                        let vendor = self.vendor_fft(&FftAxis {
+                            precision,
+                            outer,
+                            n,
+                            inner,
+                            inverse,
+                            src: cur.mem(),
+                            dst: other.mem(),
+                        });
                         match vendor {
-                            Some((event, other)) => {
+                            Some(event) => {
                                 events.push(event?);
-                                cur = other;
+                                std::mem::swap(&mut cur, &mut other);
                             }
                             None if n.is_power_of_two() => {
-                                let mut other = self.alloc(numel(&shape) * complex_bytes)?;
                                 passes(&launch, p, &mut cur, &mut other, &mut events)?
                             }
                             None => {
+                                drop(other);
                                 shape[axis] = keep;
                                 cur =
                                     self.bluestein(&launch, p, &cur, complex_bytes, &mut events)?;
                                 continue;
                             }
                         }
+                    } else if n > 1 {
+                        shape[axis] = keep;
+                        cur = self.bluestein(&launch, p, &cur, complex_bytes, &mut events)?;
+                        continue;
                     }
                     shape[axis] = keep;
                     let next = self.alloc(numel(&shape) * complex_bytes)?;
