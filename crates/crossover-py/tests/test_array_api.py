@@ -460,6 +460,16 @@ def test_creation(name):
     run()
 
 
+def test_meshgrid_returns_a_list_in_both_indexings():
+    x, y = xo.arange(3, dtype=xo.float32), xo.arange(4, dtype=xo.float32)
+    for indexing in ("xy", "ij"):
+        got, want = xo.meshgrid(x, y, indexing=indexing), xs.meshgrid(
+            xs.arange(3, dtype=xs.float32), xs.arange(4, dtype=xs.float32), indexing=indexing)
+        assert type(got) is list and len(got) == 2
+        for g, w in zip(got, want):
+            _check(g, w)
+
+
 def test_full_scalar_kinds_and_complex_fill():
     for v in (True, 2, 2.5, 1.5 - 2j):
         _check(xo.full((), v), xs.full((), v))

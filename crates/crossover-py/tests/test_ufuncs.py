@@ -115,6 +115,34 @@ def test_power(dtype, n, rng):
     check(2.0 ** xo.asarray(b), 2.0 ** b.astype(np.float64), "power", dtype)
 
 
+def test_float32_power_matches_numpy_on_special_values_and_within_one_ulp(rng):
+    # Every pair of special and ordinary bases and exponents (signed zeros,
+    # infinities, NaN, -1, negative bases with integer and fractional
+    # exponents), 2 * 28 * 28 points crossing a chunk edge: the vectorised
+    # float32 pow must give NumPy's (C's powf) special values.
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0,
+                   3.0, -3.0, 1e-40, -8.0, 1 / 3, 2.5, -2.5, 1e30, 1e-30, 127.9, -149.0,
+                   7.0, -7.0, 0.999999, 1.000001, 1e7, -1e7], np.float32)
+    x, y = np.meshgrid(sp, sp)
+    x, y = np.tile(x.ravel(), 2), np.tile(y.ravel(), 2)
+    with np.errstate(all="ignore"):
+        want = np.power(x, y)
+    got = np.asarray(np.power(xo.asarray(x), xo.asarray(y)))
+    assert got.dtype == np.float32
+    # Zeros (with their sign), infinities, NaN and +-1 bit for
+    # bit; other finite results within 1 ulp (neither is correctly rounded).
+    exact = ~np.isfinite(want) | (want == 0) | (np.abs(want) == 1)
+    bits = got.view(np.int32).astype(np.int64) - want.view(np.int32)
+    same = np.where(exact, bits == 0, np.abs(bits) <= 1) | (np.isnan(got) & np.isnan(want))
+    assert same.all(), list(zip(x[~same], y[~same], got[~same], want[~same]))[:5]
+    # Ordinary values: within 1 ulp of NumPy's float32 result.
+    a = rng.uniform(1e-3, 40.0, 5000).astype(np.float32)
+    b = rng.uniform(-12.0, 12.0, 5000).astype(np.float32)
+    got = np.asarray(xo.asarray(a) ** xo.asarray(b))
+    ulp = np.abs(got.view(np.int32).astype(np.int64) - np.power(a, b).view(np.int32))
+    assert ulp.max() <= 1
+
+
 @pytest.mark.parametrize("n", [1, 2049])
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("name", COMPARE)

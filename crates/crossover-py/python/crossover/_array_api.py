@@ -285,6 +285,14 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     return _C._adopt(host) if not copy else _C.asarray(host)
 
 
+def meshgrid(*arrays: Any, indexing: str = "xy", sparse: bool = False,
+             copy: bool = True) -> list[Any]:
+    """Coordinate matrices from coordinate vectors, as a list (the standard's
+    return type up to 2024.12; NumPy returns a tuple). Built on the host."""
+    return list(_host(np.meshgrid(*_numpy._to_host(arrays), indexing=indexing,
+                                  sparse=sparse, copy=copy)))
+
+
 # ---- linalg and fft additions -------------------------------------------------
 
 
@@ -394,8 +402,10 @@ def __array_namespace_info__() -> Info:
 
 _TOP = ("result_type", "can_cast", "astype", "asarray", "arange", "zeros",
         "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "eye",
-        "linspace", "from_dlpack", "__array_namespace_info__", "sort", "argsort", "clip")
+        "linspace", "from_dlpack", "meshgrid", "__array_namespace_info__", "sort", "argsort",
+        "clip")
 _ROUTES = {"empty": "host", "empty_like": "host", "eye": "host", "from_dlpack": "host",
+           "meshgrid": "host",
            "asarray": "host", "arange": "host", "zeros": "host", "ones": "host", "full": "host",
            "zeros_like": "engine", "ones_like": "engine", "full_like": "engine",
            "linspace": "engine", "astype": "engine"}

@@ -235,8 +235,13 @@ macro_rules! float_num {
             }
             #[inline(always)]
             fn pow(self, o: Self) -> Self {
-                // In f64 for accuracy (an f32 exp(y*log(x)) loses digits).
-                (self as f64).powf(o as f64) as $t
+                if std::mem::size_of::<$t>() == 4 {
+                    // float32: vectorised, in f64 inside (an f32
+                    // exp(y*log(x)) would lose digits).
+                    super::math::pow_f32(self as f32, o as f32) as $t
+                } else {
+                    (self as f64).powf(o as f64) as $t
+                }
             }
             #[inline(always)]
             fn hypot(self, o: Self) -> Self {
