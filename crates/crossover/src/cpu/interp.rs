@@ -768,7 +768,7 @@ fn binary<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
         BinaryOp::Sub => map2(x, y, out, T::sub),
         BinaryOp::Mul => map2(x, y, out, T::mul),
         BinaryOp::Div => map2(x, y, out, T::div),
-        BinaryOp::Pow => map2(x, y, out, T::pow),
+        BinaryOp::Pow => T::pow_slices(x, y, out),
         BinaryOp::Minimum => map2(x, y, out, T::min_nan),
         BinaryOp::Maximum => map2(x, y, out, T::max_nan),
         BinaryOp::And => map2(x, y, out, |a, b| {
