@@ -75,7 +75,10 @@ fn common_dtype(ops: &[&Operand]) -> DType {
 
 /// Whether `o` is a Python-style int that does not fit integer dtype `d`.
 fn int_out_of_range(o: &Operand, d: DType) -> bool {
-    matches!((o, d), (Operand::Scalar(Scalar::Int(v)), DType::I32) if i32::try_from(*v).is_err())
+    match (o, d.int_range()) {
+        (Operand::Scalar(Scalar::Int(v)), Some((lo, hi))) => !(lo..=hi).contains(&(*v as i128)),
+        _ => false,
+    }
 }
 
 /// The error for a bool operation whose NumPy result dtype crossover lacks.
@@ -84,6 +87,16 @@ fn bool_needs(op: &'static str, numpy_dtype: &str) -> Error {
         op,
         DType::Bool,
         format!("NumPy computes it in {numpy_dtype}, which crossover lacks; cast first"),
+    )
+}
+
+/// The error for a float function of bool, int8 or uint8, which NumPy
+/// computes in float16 (a dtype crossover lacks).
+fn needs_float16(op: &'static str, d: DType) -> Error {
+    Error::dtype(
+        op,
+        d,
+        "NumPy computes it in float16, which crossover lacks; cast to float32 first",
     )
 }
 
@@ -158,10 +171,15 @@ impl Array {
         // The dtype the op computes in, the op actually run, the result dtype
         // (dtype errors come first, as in NumPy).
         let (compute, op, result) = match op {
-            o if o.is_float_function() && common.is_bool() => {
-                return Err(bool_needs(name, "float16"))
+            o if o.is_float_function() && common.needs_float16() => {
+                return Err(needs_float16(name, common))
             }
-            BinaryOp::Div | BinaryOp::Atan2 | BinaryOp::Hypot => {
+            BinaryOp::Atan2 | BinaryOp::Hypot => {
+                let c = common.float_result();
+                (c, op, c)
+            }
+            BinaryOp::Div => {
+                // NumPy divides integers of every width in float64.
                 let c = if common.is_float() || common.is_complex() {
                     common
                 } else {
@@ -280,7 +298,9 @@ impl Array {
             // NumPy gives int8 (square) and float16 (transcendentals) for
             // bools, dtypes crossover lacks: refuse rather than differ.
             UnaryOp::Square if d.is_bool() => return Err(bool_needs(name, "int8")),
-            u if u.is_transcendental() && d.is_bool() => return Err(bool_needs(name, "float16")),
+            u if u.is_transcendental() && d.needs_float16() => {
+                return Err(needs_float16(name, d))
+            }
             u if u.is_transcendental() => (self.cast(d.float_result())?, op),
             _ => (self.clone(), op),
         };
