@@ -500,9 +500,9 @@ impl Array {
                 .into_iter()
                 .map(|x| x as f64)
                 .collect()),
-            d if d.is_int() => Ok(self
-                .cast(DType::F64)?
-                .to_vec::<f64>()?),
+            DType::I8 | DType::I16 | DType::U8 | DType::U16 | DType::U32 | DType::U64 => {
+                self.cast(DType::F64)?.to_vec::<f64>()
+            }
             DType::F32 => Ok(self
                 .to_vec::<f32>()?
                 .into_iter()

@@ -75,9 +75,9 @@ fn round_c(d: DType, z: Complex64) -> Complex64 {
 fn empty(d: DType) -> R {
     match d {
         DType::Bool => R::B(Vec::new()),
-        d if d.is_int() => R::I(Vec::new()),
         DType::F32 | DType::F64 => R::F(Vec::new()),
         DType::C64 | DType::C128 => R::C(Vec::new()),
+        _ => R::I(Vec::new()),
     }
 }
 
@@ -137,9 +137,9 @@ fn load(buf: &Buffer, access: &Access, start: usize, len: usize) -> R {
 fn constant(c: Scalar, d: DType, len: usize) -> R {
     match d {
         DType::Bool => R::B(vec![c.as_bool() as u8; len]),
-        d if d.is_int() => R::I(vec![round_i(d, c.as_i64()); len]),
         DType::F32 | DType::F64 => R::F(vec![round_f(d, c.as_f64()); len]),
         DType::C64 | DType::C128 => R::C(vec![round_c(d, Complex64::new(c.as_f64(), 0.0)); len]),
+        _ => R::I(vec![round_i(d, c.as_i64()); len]),
     }
 }
 

@@ -15,7 +15,7 @@ pub use super::regs::Data;
 pub(crate) use super::regs::{FromData, Val};
 use super::regs::{read_val, val_of};
 use super::simd::simd_dispatch;
-use crate::dtype::{DType, Scalar};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, Reg};
 use crate::op::{BinaryOp, UnaryOp};
