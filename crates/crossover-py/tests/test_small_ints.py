@@ -16,6 +16,14 @@ ALL = ["bool"] + INTS + ["float32", "float64", "complex64", "complex128"]
 SIZES = [1, 2047, 2049, 5000]
 
 
+@pytest.fixture(autouse=True)
+def _quiet_fallbacks():
+    """Floor division, remainder, bitwise ops and shifts of integers run in
+    NumPy (a fallback, which warns once by default)."""
+    xo.set_fallback("ignore")
+    yield
+
+
 def data(dtype, n, seed, nonzero=True):
     """Values over the dtype's whole range (never zero when asked)."""
     info = np.iinfo(dtype)

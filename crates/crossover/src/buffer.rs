@@ -505,7 +505,7 @@ impl Buffer {
     /// elements' storage types themselves.
     pub(crate) fn as_mut_byte_ptr(&mut self) -> *mut u8 {
         assert!(!self.is_external(), "external buffers are read-only");
-        self.ptr() as *mut u8
+        self.ptr()
     }
 }
 

@@ -298,9 +298,7 @@ impl Array {
             // NumPy gives int8 (square) and float16 (transcendentals) for
             // bools, dtypes crossover lacks: refuse rather than differ.
             UnaryOp::Square if d.is_bool() => return Err(bool_needs(name, "int8")),
-            u if u.is_transcendental() && d.needs_float16() => {
-                return Err(needs_float16(name, d))
-            }
+            u if u.is_transcendental() && d.needs_float16() => return Err(needs_float16(name, d)),
             u if u.is_transcendental() => (self.cast(d.float_result())?, op),
             _ => (self.clone(), op),
         };

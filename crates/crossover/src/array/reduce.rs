@@ -39,7 +39,8 @@ impl Array {
         }
         // Integers sum in int64 (unsigned ones in uint64, as NumPy); means and moments of integers in float64.
         let input = match op {
-            ReduceOp::Sum | ReduceOp::Prod if !d.is_float() => self.cast(op.result_dtype(d))?,
+            ReduceOp::Sum | ReduceOp::Prod if d.is_unsigned() => self.cast(DType::U64)?,
+            ReduceOp::Sum | ReduceOp::Prod if !d.is_float() => self.cast(DType::I64)?,
             ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. } if !d.is_float() => {
                 self.cast(DType::F64)?
             }

@@ -64,15 +64,15 @@ impl Array {
         if d.is_complex() {
             return Err(Error::dtype(op, d, "complex scans are not supported yet"));
         }
-        let (x, axis) = match axis {
-            None => (self.reshape(&[self.numel() as isize])?, 0),
-            Some(a) => (self.clone(), normalize_axis(op, a, self.ndim())?),
-        };
         // NumPy's default accumulator: int64 for bool and signed integers,
         // uint64 for unsigned ones (scanned in int64: the same bits).
         if d.is_unsigned() {
             return self.cast(DType::I64)?.scan(kind, axis)?.cast(DType::U64);
         }
+        let (x, axis) = match axis {
+            None => (self.reshape(&[self.numel() as isize])?, 0),
+            Some(a) => (self.clone(), normalize_axis(op, a, self.ndim())?),
+        };
         let dtype = if d.is_float() { d } else { DType::I64 };
         let x = x.cast(dtype)?;
         let shape = x.shape().to_vec();

@@ -116,7 +116,12 @@ fn load(buf: &Buffer, access: &Access, start: usize, len: usize) -> R {
         DType::U16 => R::I(w(g::<u16>(buf, access, start, len))),
         DType::U32 => R::I(w(g::<u32>(buf, access, start, len))),
         // Refused by run_fused: i64 registers cannot hold its values.
-        DType::U64 => R::I(g::<u64>(buf, access, start, len).into_iter().map(|x| x as i64).collect()),
+        DType::U64 => R::I(
+            g::<u64>(buf, access, start, len)
+                .into_iter()
+                .map(|x| x as i64)
+                .collect(),
+        ),
         DType::F32 => R::F(
             g::<f32>(buf, access, start, len)
                 .into_iter()
@@ -165,7 +170,9 @@ fn cast(x: &R, d: DType) -> R {
         (R::F(v), DType::I64 | DType::U32 | DType::U64) => {
             R::I(v.iter().map(|&x| round_i(d, x as i64)).collect())
         }
-        (R::F(v), d) if d.is_int() => R::I(v.iter().map(|&x| round_i(d, x as i32 as i64)).collect()),
+        (R::F(v), d) if d.is_int() => {
+            R::I(v.iter().map(|&x| round_i(d, x as i32 as i64)).collect())
+        }
         (R::F(v), DType::F32 | DType::F64) => R::F(v.iter().map(|&x| round_f(d, x)).collect()),
         (R::F(v), _) => R::C(
             v.iter()

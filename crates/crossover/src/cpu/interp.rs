@@ -12,8 +12,8 @@ use super::math;
 use super::num::{CastTo, Num, Pod};
 pub(crate) use super::regs::with_type;
 pub use super::regs::Data;
-pub(crate) use super::regs::{FromData, Val};
 use super::regs::{read_val, val_of};
+pub(crate) use super::regs::{FromData, Val};
 use super::simd::simd_dispatch;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -145,12 +145,10 @@ impl<'a> Prepared<'a> {
                     Bound::Buffer {
                         data,
                         access: Access::Contiguous { offset },
-                    } if !super::regs::widens(*data) => {
-                        RegKind::Direct {
-                            source: *s as usize,
-                            offset: *offset,
-                        }
-                    }
+                    } if !super::regs::widens(*data) => RegKind::Direct {
+                        source: *s as usize,
+                        offset: *offset,
+                    },
                     Bound::Buffer {
                         data,
                         access: Access::Constant { pos },

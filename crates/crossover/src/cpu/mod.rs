@@ -24,11 +24,11 @@ use crate::expr::ir::Program;
 use crate::fuse::ReducePlan;
 use crate::shape::Layout;
 pub use backend::CpuBackend;
-pub use regs::wrap_i64;
 use gather::Access;
 use interp::{with_type, Bound, Data, Prepared, Scratch, CHUNK};
 use num::Pod;
 use rayon::prelude::*;
+pub use regs::wrap_i64;
 use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 

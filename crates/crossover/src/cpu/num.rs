@@ -164,7 +164,7 @@ impl Num for u64 {
     fn from_scalar(s: Scalar) -> Self {
         match s {
             Scalar::Float(f) => {
-                if !(f >= 0.0 && f < 18446744073709551616.0) {
+                if !(0.0..18446744073709551616.0).contains(&f) {
                     note_invalid_cast();
                 }
                 <f64 as CastTo<u64>>::cast_to(f)
@@ -473,19 +473,7 @@ pub fn float_fits<I: IntTarget>(f: f64) -> bool {
 /// (NaN included).
 #[inline(always)]
 pub(crate) fn check_float_in<F: Num>(x: &[F], lo: f64, hi: f64) {
-    if !x.iter().all(|v| {
-        let f = v.to_f64();
-        f >= lo && f < hi
-    }) {
-        note_invalid_cast();
-    }
-}
-
-/// Sets [`take_invalid_cast`] when an element of `x` does not fit `I`
-/// (a second, cheap pass over a chunk already in cache).
-#[inline(always)]
-pub(crate) fn check_float_to_int<F: Num, I: IntTarget>(x: &[F]) {
-    if !x.iter().all(|v| float_fits::<I>(v.to_f64())) {
+    if !x.iter().all(|v| (lo..hi).contains(&v.to_f64())) {
         note_invalid_cast();
     }
 }
@@ -540,7 +528,7 @@ macro_rules! float_to_u64 {
         impl CastTo<u64> for $from {
             #[inline(always)]
             fn cast_to(self) -> u64 {
-                if self as f64 >= 9223372036854775808.0 && (self as f64) < 18446744073709551616.0 {
+                if (9223372036854775808.0..18446744073709551616.0).contains(&(self as f64)) {
                     self as u64
                 } else {
                     <$from as CastTo<i64>>::cast_to(self) as u64

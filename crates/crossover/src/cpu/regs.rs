@@ -9,8 +9,8 @@
 //! as NumPy does) and **narrowed on store**.
 
 use super::gather::{gather, Access};
-use super::num::{Num, Pod};
 use super::interp::CHUNK;
+use super::num::{Num, Pod};
 use super::OutPtr;
 use crate::dtype::{DType, Scalar};
 
@@ -191,7 +191,13 @@ pub(crate) fn widens(d: Data<'_>) -> bool {
 /// Gathers points `start..start+len` of a narrow source, widened into the
 /// register bytes `dst`.
 #[inline(always)]
-pub(crate) fn load_widened(data: Data<'_>, access: &Access, start: usize, dst: &mut [u8], len: usize) {
+pub(crate) fn load_widened(
+    data: Data<'_>,
+    access: &Access,
+    start: usize,
+    dst: &mut [u8],
+    len: usize,
+) {
     fn go<S: Copy + Default, R: Pod>(
         src: &[S],
         access: &Access,
@@ -224,7 +230,12 @@ pub(crate) fn load_widened(data: Data<'_>, access: &Access, start: usize, dst: &
 /// The caller's task owns those elements of `out`, and `T` is the register
 /// type of `out.dtype`.
 #[inline(always)]
-pub(crate) unsafe fn store<T: Num>(out: &OutPtr, start: usize, src: super::interp::Arg<'_, T>, len: usize) {
+pub(crate) unsafe fn store<T: Num>(
+    out: &OutPtr,
+    start: usize,
+    src: super::interp::Arg<'_, T>,
+    len: usize,
+) {
     use super::interp::Arg;
     if std::mem::size_of::<T>() == out.dtype.size() {
         let dst = out.slice_mut::<T>(start, len);
