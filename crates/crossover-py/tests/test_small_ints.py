@@ -130,6 +130,16 @@ def test_the_overflow_examples_of_numpy_2():
         u + (-1)
     # Comparisons are answered exactly, as NumPy 2 does.
     same(u < 300, np.array([1, 2], np.uint8) < 300, "uint8 < 300")
+    big = np.array([0, 1, 2**63, 2**64 - 1], np.uint64)
+    xb = xo.asarray(big)
+    for v in (-1, -(2**63), 2**63, 2**64 - 1, 5):
+        for f in (lambda a, b: a < b, lambda a, b: a >= b, lambda a, b: a == b,
+                  lambda a, b: a != b, lambda a, b: b > a, lambda a, b: b <= a):
+            same(f(xb, v), f(big, v), f"uint64 compared with {v}")
+    same(xb + (2**63), big + (2**63), "uint64 + 2**63")
+    same((2**64 - 1) - xb, (2**64 - 1) - big, "2**64-1 - uint64")
+    with pytest.raises(OverflowError):
+        xb + 2**64
 
 
 @pytest.mark.parametrize("a,b", list(itertools.product(ALL, ALL)))

@@ -208,6 +208,21 @@ impl Array {
             Operand::Scalar(Scalar::Int(v)) if int_out_of_range(o, compute) => Some(*v),
             _ => None,
         });
+        if let (Some(v), DType::U64) = (out_of_range, compute) {
+            if op.is_comparison() {
+                // A negative int against uint64 (which int64 cannot hold):
+                // every element is greater, as NumPy 2 answers exactly.
+                let array_left = matches!(lhs, Operand::Array(_));
+                let greater = array_left == (v < 0);
+                let value = match op {
+                    BinaryOp::Eq => false,
+                    BinaryOp::Ne => true,
+                    BinaryOp::Gt | BinaryOp::Ge => greater,
+                    _ => !greater,
+                };
+                return Array::constant(&shape, Scalar::Bool(value), DType::Bool);
+            }
+        }
         let compute = match out_of_range {
             Some(_) if op.is_comparison() => DType::I64,
             Some(v) => {
