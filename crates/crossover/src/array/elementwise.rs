@@ -81,15 +81,6 @@ fn int_out_of_range(o: &Operand, d: DType) -> bool {
     }
 }
 
-/// The error for a bool operation whose NumPy result dtype crossover lacks.
-fn bool_needs(op: &'static str, numpy_dtype: &str) -> Error {
-    Error::dtype(
-        op,
-        DType::Bool,
-        format!("NumPy computes it in {numpy_dtype}, which crossover lacks; cast first"),
-    )
-}
-
 /// The error for a float function of bool, int8 or uint8, which NumPy
 /// computes in float16 (a dtype crossover lacks).
 fn needs_float16(op: &'static str, d: DType) -> Error {
@@ -187,7 +178,8 @@ impl Array {
                 };
                 (c, op, c)
             }
-            BinaryOp::Pow if common.is_bool() => return Err(bool_needs(name, "int8")),
+            // NumPy raises bools to bool powers in int8.
+            BinaryOp::Pow if common.is_bool() => (DType::I8, op, DType::I8),
             BinaryOp::Add if common.is_bool() => (DType::Bool, BinaryOp::Or, DType::Bool),
             BinaryOp::Mul if common.is_bool() => (DType::Bool, BinaryOp::And, DType::Bool),
             BinaryOp::Sub if common.is_bool() => {
@@ -310,9 +302,9 @@ impl Array {
             // values themselves (NumPy keeps the dtype).
             UnaryOp::Abs if d.is_bool() => return Ok(self.clone()),
             UnaryOp::Floor | UnaryOp::Ceil if !d.is_float() => return Ok(self.clone()),
-            // NumPy gives int8 (square) and float16 (transcendentals) for
-            // bools, dtypes crossover lacks: refuse rather than differ.
-            UnaryOp::Square if d.is_bool() => return Err(bool_needs(name, "int8")),
+            // NumPy squares bools in int8; its float16 (transcendentals of
+            // bool, int8 and uint8) crossover lacks: refuse rather than differ.
+            UnaryOp::Square if d.is_bool() => (self.cast(DType::I8)?, op),
             u if u.is_transcendental() && d.needs_float16() => return Err(needs_float16(name, d)),
             u if u.is_transcendental() => (self.cast(d.float_result())?, op),
             _ => (self.clone(), op),

@@ -324,6 +324,15 @@ fn python_ints_out_of_range_overflow_and_float_functions_name_float16() {
         .unwrap();
     assert_eq!(q.dtype(), DType::F64);
     assert_eq!(q.to_vec::<f64>().unwrap(), vec![3.5, -3.5, f64::INFINITY]);
+    // bool ** bool and square(bool) are int8 in NumPy.
+    let t = Array::from_vec(vec![true, true, false, false], &[4]).unwrap();
+    let f = Array::from_vec(vec![true, false, true, false], &[4]).unwrap();
+    let p = t.pow(&f).unwrap();
+    assert_eq!(p.dtype(), DType::I8);
+    assert_eq!(read(&p), vec![1, 1, 0, 1]);
+    let s = t.square().unwrap();
+    assert_eq!(s.dtype(), DType::I8);
+    assert_eq!(read(&s), vec![1, 1, 0, 0]);
     let r = make(DType::U16, &[4, 9], &[2]).sqrt().unwrap();
     assert_eq!(r.to_vec::<f32>().unwrap(), vec![2.0, 3.0]);
 }
