@@ -139,6 +139,19 @@ pub fn huge_int_binary(
     let Some(big) = (if huge_left { x } else { y }) else {
         return Ok(None);
     };
+    // uint64 holds ints from 2^63 to 2^64 - 1 (NEP 50: the result stays
+    // uint64): the value becomes a 0-d uint64 array of the same dtype.
+    if arr.dtype() == crossover::DType::U64 && !logical {
+        if let Ok(v) = big.extract::<u64>() {
+            let c = Operand::Array(crate::errors::engine(py, || Array::from_vec(vec![v], &[]))?);
+            let pair = if huge_left {
+                [c, ops[1].clone()]
+            } else {
+                [ops[0].clone(), c]
+            };
+            return crate::tape::op(py, crate::tape::Call::Binary(b), &pair).map(Some);
+        }
+    }
     // NumPy answers comparisons of integer arrays exactly, but a bool
     // array meets the int as int64 and overflows like arithmetic.
     if b == BinaryOp::Div {

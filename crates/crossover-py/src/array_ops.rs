@@ -88,7 +88,7 @@ impl PyArr {
         }
         match op(py, Call::Binary(b), &ops) {
             Ok(r) => wrap(py, r),
-            // bool ** bool is int8 in NumPy, a dtype the engine lacks:
+            // A power the engine refuses for its dtypes (none today):
             // NumPy's turn, through its ufunc (which falls back, warning).
             Err(e)
                 if b == BinaryOp::Pow

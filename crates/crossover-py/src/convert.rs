@@ -27,6 +27,12 @@ pub fn numpy_dtype(py: Python<'_>, d: DType) -> Bound<'_, PyArrayDescr> {
         DType::Bool => numpy::dtype::<bool>(py),
         DType::I32 => numpy::dtype::<i32>(py),
         DType::I64 => numpy::dtype::<i64>(py),
+        DType::I8 => numpy::dtype::<i8>(py),
+        DType::I16 => numpy::dtype::<i16>(py),
+        DType::U8 => numpy::dtype::<u8>(py),
+        DType::U16 => numpy::dtype::<u16>(py),
+        DType::U32 => numpy::dtype::<u32>(py),
+        DType::U64 => numpy::dtype::<u64>(py),
         DType::F32 => numpy::dtype::<f32>(py),
         DType::F64 => numpy::dtype::<f64>(py),
         DType::C64 => numpy::dtype::<numpy::Complex32>(py),
@@ -40,6 +46,12 @@ pub fn engine_dtype(descr: &Bound<'_, PyArrayDescr>) -> Option<DType> {
         (b'b', 1) => DType::Bool,
         (b'i', 4) => DType::I32,
         (b'i', 8) => DType::I64,
+        (b'i', 1) => DType::I8,
+        (b'i', 2) => DType::I16,
+        (b'u', 1) => DType::U8,
+        (b'u', 2) => DType::U16,
+        (b'u', 4) => DType::U32,
+        (b'u', 8) => DType::U64,
         (b'f', 4) => DType::F32,
         (b'f', 8) => DType::F64,
         (b'c', 8) => DType::C64,
@@ -59,8 +71,8 @@ fn unsupported(py: Python<'_>, descr: &Bound<'_, PyArrayDescr>) -> PyErr {
     dtype_error(
         py,
         format!(
-            "dtype {} is not supported by crossover (supported: bool, int32, int64, float32, \
-             float64; complex64/complex128 as data only)",
+            "dtype {} is not supported by crossover (supported: bool, int8, int16, int32, \
+             int64, uint8, uint16, uint32, uint64, float32, float64, complex64, complex128)",
             descr.str().map(|s| s.to_string()).unwrap_or_default()
         ),
     )

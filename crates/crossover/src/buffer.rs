@@ -472,7 +472,7 @@ impl Buffer {
     /// The elements as a typed slice. Panics if `T` is not the storage type
     /// of the buffer's dtype (an engine bug, never user input).
     pub fn as_slice<T: Storage>(&self) -> &[T] {
-        assert_eq!(T::DTYPE, self.dtype, "buffer dtype mismatch");
+        assert!(stores::<T>(self.dtype), "buffer dtype mismatch");
         if self.len == 0 {
             return &[];
         }
@@ -484,7 +484,7 @@ impl Buffer {
 
     /// Mutable typed view; see [`Buffer::as_slice`].
     pub fn as_mut_slice<T: Storage>(&mut self) -> &mut [T] {
-        assert_eq!(T::DTYPE, self.dtype, "buffer dtype mismatch");
+        assert!(stores::<T>(self.dtype), "buffer dtype mismatch");
         assert!(!self.is_external(), "external buffers are read-only");
         if self.len == 0 {
             return &mut [];
@@ -496,9 +496,16 @@ impl Buffer {
     /// Raw pointer to element 0, for kernels that write disjoint ranges
     /// from several threads.
     pub(crate) fn as_mut_ptr<T: Storage>(&mut self) -> *mut T {
-        assert_eq!(T::DTYPE, self.dtype, "buffer dtype mismatch");
+        assert!(stores::<T>(self.dtype), "buffer dtype mismatch");
         assert!(!self.is_external(), "external buffers are read-only");
         self.ptr() as *mut T
+    }
+
+    /// Raw pointer to the first byte, for kernels that write their
+    /// elements' storage types themselves.
+    pub(crate) fn as_mut_byte_ptr(&mut self) -> *mut u8 {
+        assert!(!self.is_external(), "external buffers are read-only");
+        self.ptr()
     }
 }
 
@@ -526,6 +533,21 @@ impl std::fmt::Debug for Buffer {
 pub trait Storage: Copy + Send + Sync + 'static {
     const DTYPE: DType;
 }
+
+/// Whether buffers of `dtype` store elements of type `T` (`u8` stores
+/// both bool and uint8).
+fn stores<T: Storage>(dtype: DType) -> bool {
+    T::DTYPE == dtype || (T::DTYPE == DType::Bool && dtype == DType::U8)
+}
+
+macro_rules! storage {
+    ($($t:ty => $d:ident),*) => {$(
+        impl Storage for $t {
+            const DTYPE: DType = DType::$d;
+        }
+    )*};
+}
+storage!(i8 => I8, i16 => I16, u16 => U16, u32 => U32, u64 => U64);
 impl Storage for u8 {
     const DTYPE: DType = DType::Bool;
 }

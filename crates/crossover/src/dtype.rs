@@ -10,8 +10,14 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
+    I8,
+    I16,
     I32,
     I64,
+    U8,
+    U16,
+    U32,
+    U64,
     F32,
     F64,
     C64,
@@ -20,10 +26,16 @@ pub enum DType {
 
 impl DType {
     /// All dtypes, in promotion order.
-    pub const ALL: [DType; 7] = [
+    pub const ALL: [DType; 13] = [
         DType::Bool,
+        DType::I8,
+        DType::I16,
         DType::I32,
         DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
         DType::F32,
         DType::F64,
         DType::C64,
@@ -34,8 +46,14 @@ impl DType {
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
             DType::I32 => "int32",
             DType::I64 => "int64",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
             DType::F32 => "float32",
             DType::F64 => "float64",
             DType::C64 => "complex64",
@@ -53,8 +71,14 @@ impl DType {
     pub fn parse(s: &str) -> Option<DType> {
         Some(match s {
             "bool" | "b1" => DType::Bool,
+            "i8" | "int8" => DType::I8,
+            "i16" | "int16" => DType::I16,
             "i32" | "int32" => DType::I32,
             "i64" | "int64" | "int" => DType::I64,
+            "u8" | "uint8" => DType::U8,
+            "u16" | "uint16" => DType::U16,
+            "u32" | "uint32" => DType::U32,
+            "u64" | "uint64" => DType::U64,
             "f32" | "float32" => DType::F32,
             "f64" | "float64" | "float" => DType::F64,
             "c64" | "complex64" => DType::C64,
@@ -66,9 +90,10 @@ impl DType {
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            DType::Bool => 1,
-            DType::I32 | DType::F32 => 4,
-            DType::I64 | DType::F64 | DType::C64 => 8,
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::I16 | DType::U16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
             DType::C128 => 16,
         }
     }
@@ -76,8 +101,65 @@ impl DType {
     pub fn is_bool(self) -> bool {
         self == DType::Bool
     }
+    /// Signed or unsigned integers of any width (not bool).
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I32 | DType::I64)
+        self.int_parts().is_some()
+    }
+    /// The unsigned integers (`uint8` ... `uint64`).
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    }
+    /// The integers narrower than 32 bits and `uint32`, which crossover's
+    /// CPU interpreter computes in wider registers and its GPU kernels do
+    /// not support (`uint64` has registers of its own).
+    pub fn is_small_int(self) -> bool {
+        matches!(
+            self,
+            DType::I8 | DType::I16 | DType::U8 | DType::U16 | DType::U32
+        )
+    }
+    /// Whether the dtype is one of the integers added for the Array API
+    /// (int8, int16, uint8 ... uint64), which GPU kernels do not support.
+    pub fn is_cpu_only_int(self) -> bool {
+        self.is_small_int() || self == DType::U64
+    }
+    /// `(signed, bits)` of an integer dtype; `None` for bool and others.
+    pub fn int_parts(self) -> Option<(bool, u32)> {
+        Some(match self {
+            DType::I8 => (true, 8),
+            DType::I16 => (true, 16),
+            DType::I32 => (true, 32),
+            DType::I64 => (true, 64),
+            DType::U8 => (false, 8),
+            DType::U16 => (false, 16),
+            DType::U32 => (false, 32),
+            DType::U64 => (false, 64),
+            _ => return None,
+        })
+    }
+    /// The integer dtype of a sign and width (8, 16, 32 or 64 bits).
+    pub fn int_of(signed: bool, bits: u32) -> Option<DType> {
+        Some(match (signed, bits) {
+            (true, 8) => DType::I8,
+            (true, 16) => DType::I16,
+            (true, 32) => DType::I32,
+            (true, 64) => DType::I64,
+            (false, 8) => DType::U8,
+            (false, 16) => DType::U16,
+            (false, 32) => DType::U32,
+            (false, 64) => DType::U64,
+            _ => return None,
+        })
+    }
+    /// The smallest and largest value of an integer dtype (as i128, so
+    /// uint64 fits); `None` for other dtypes.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        let (signed, bits) = self.int_parts()?;
+        Some(if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        })
     }
     pub fn is_float(self) -> bool {
         matches!(self, DType::F32 | DType::F64)
@@ -100,12 +182,39 @@ impl DType {
         if a == b {
             return a;
         }
+        match (a, b) {
+            (Bool, x) | (x, Bool) => return x,
+            _ => {}
+        }
+        match (a.int_parts(), b.int_parts()) {
+            (Some((sa, ba)), Some((sb, bb))) => {
+                if sa == sb {
+                    return DType::int_of(sa, ba.max(bb)).unwrap_or(I64);
+                }
+                let (sbits, ubits) = if sa { (ba, bb) } else { (bb, ba) };
+                return if ubits < sbits {
+                    DType::int_of(true, sbits).unwrap_or(I64)
+                } else if ubits < 64 {
+                    DType::int_of(true, 2 * ubits).unwrap_or(I64)
+                } else {
+                    // uint64 with any signed integer: NumPy goes to float64.
+                    F64
+                };
+            }
+            (Some((_, bits)), None) | (None, Some((_, bits))) => {
+                // Integers up to 16 bits fit float32 (and complex64).
+                let other = if a.is_int() { b } else { a };
+                return match other {
+                    F32 if bits <= 16 => F32,
+                    C64 if bits <= 16 => C64,
+                    F32 | F64 => F64,
+                    _ => C128,
+                };
+            }
+            (None, None) => {}
+        }
         let (lo, hi) = if a < b { (a, b) } else { (b, a) };
         match (lo, hi) {
-            (Bool, x) => x,
-            (I32, I64) => I64,
-            (I32 | I64, F32 | F64) => F64,
-            (I32 | I64, C64 | C128) => C128,
             (F32, F64) => F64,
             (F32, C64) => C64,
             (F64, C64) => C128,
@@ -114,15 +223,23 @@ impl DType {
         }
     }
 
-    /// The dtype a float-only function (sin, sqrt, division...) computes in:
-    /// floats and complex keep theirs, integers go to float64 and bool to
-    /// float32 (NumPy would use float16, which crossover does not have).
+    /// The dtype a float-only function (sin, sqrt, arctan2...) computes in,
+    /// as NumPy: floats and complex keep theirs, int16/uint16 go to float32,
+    /// the wider integers to float64. bool, int8 and uint8 give float16 in
+    /// NumPy, which crossover lacks: the recorder refuses them (see
+    /// [`DType::needs_float16`]); here they map to float32.
     pub fn float_result(self) -> DType {
         match self {
-            DType::Bool => DType::F32,
-            DType::I32 | DType::I64 => DType::F64,
+            DType::Bool | DType::I8 | DType::U8 | DType::I16 | DType::U16 => DType::F32,
+            d if d.is_int() => DType::F64,
             other => other,
         }
+    }
+
+    /// Whether NumPy computes float functions of this dtype in float16
+    /// (bool, int8, uint8), a dtype crossover does not have.
+    pub fn needs_float16(self) -> bool {
+        matches!(self, DType::Bool | DType::I8 | DType::U8)
     }
 
     /// The real dtype underlying a complex one (`c64 -> f32`); identity else.
@@ -157,7 +274,7 @@ impl Scalar {
             (Scalar::Bool(_), a) => a,
             (Scalar::Int(_), DType::Bool) => DType::I64,
             (Scalar::Int(_), a) => a,
-            (Scalar::Float(_), DType::Bool | DType::I32 | DType::I64) => DType::F64,
+            (Scalar::Float(_), a) if a.is_bool() || a.is_int() => DType::F64,
             (Scalar::Float(_), a) => a,
         }
     }
@@ -274,6 +391,12 @@ real_element!(f32, DType::F32);
 real_element!(f64, DType::F64);
 real_element!(i32, DType::I32);
 real_element!(i64, DType::I64);
+real_element!(i8, DType::I8);
+real_element!(i16, DType::I16);
+real_element!(u8, DType::U8);
+real_element!(u16, DType::U16);
+real_element!(u32, DType::U32);
+real_element!(u64, DType::U64);
 
 impl Element for bool {
     const DTYPE: DType = DType::Bool;
@@ -347,6 +470,32 @@ mod tests {
             (F64, C64, C128),
             (I32, C64, C128),
             (C64, C128, C128),
+            (I8, U8, I16),
+            (I16, U16, I32),
+            (I32, U32, I64),
+            (I64, U64, F64),
+            (I8, U64, F64),
+            (U8, I32, I32),
+            (U16, I16, I32),
+            (U8, I8, I16),
+            (U8, U16, U16),
+            (U32, U64, U64),
+            (I8, I16, I16),
+            (U32, I8, I64),
+            (U16, I64, I64),
+            (Bool, U8, U8),
+            (I8, F32, F32),
+            (U8, F32, F32),
+            (I16, F32, F32),
+            (U16, F32, F32),
+            (U32, F32, F64),
+            (U64, F32, F64),
+            (I32, F32, F64),
+            (U64, F64, F64),
+            (I8, C64, C64),
+            (U16, C64, C64),
+            (U32, C64, C128),
+            (U8, C128, C128),
         ];
         for (a, b, want) in table {
             assert_eq!(DType::promote(a, b), want, "{a} {b}");
@@ -369,5 +518,12 @@ mod tests {
             assert_eq!(DType::parse(d.name()), Some(d));
         }
         assert_eq!(DType::parse("float16"), None);
+        assert_eq!(DType::parse("u8"), Some(DType::U8));
+        assert_eq!(DType::parse("i16"), Some(DType::I16));
+        for d in DType::ALL.into_iter().filter(|d| d.is_int()) {
+            let (signed, bits) = d.int_parts().unwrap();
+            assert_eq!(DType::int_of(signed, bits), Some(d));
+            assert_eq!(bits as usize, 8 * d.size());
+        }
     }
 }

@@ -331,11 +331,12 @@ impl ReduceOp {
     pub fn result_dtype(self, input: DType) -> DType {
         match self {
             ReduceOp::Sum | ReduceOp::Prod => match input {
-                DType::Bool | DType::I32 | DType::I64 => DType::I64,
+                d if d.is_unsigned() => DType::U64,
+                d if d.is_bool() || d.is_int() => DType::I64,
                 d => d,
             },
             ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. } => match input {
-                DType::Bool | DType::I32 | DType::I64 => DType::F64,
+                d if d.is_bool() || d.is_int() => DType::F64,
                 d => d,
             },
             ReduceOp::Min | ReduceOp::Max => input,

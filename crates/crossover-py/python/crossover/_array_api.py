@@ -18,11 +18,12 @@ namespace:
   (NumPy's extra parameters may follow). Where the standard marks a
   parameter positional-only and NumPy does not, crossover keeps NumPy's
   kind, so that NumPy-style keyword calls keep working;
-* the dtype rule: the engine holds bool, int32, int64, float32, float64,
-  complex64 and complex128. A standard function asked for another dtype
-  (int8, int16, uint8, uint16, uint32, uint64), or whose NumPy fallback
-  would produce one, raises ``DTypeError`` (a ``TypeError``) naming it:
-  never a silent cast and never a NumPy array in place of a crossover one.
+* the dtype rule: the engine holds every dtype of the standard (bool,
+  int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32,
+  float64, complex64, complex128). A function asked for another dtype
+  (float16...), or whose NumPy fallback would produce one, raises
+  ``DTypeError`` (a ``TypeError``) naming it: never a silent cast and never
+  a NumPy array in place of a crossover one.
 
 The array attributes (``__array_namespace__``, ``mT``, ``to_device``,
 ``__dlpack__``...) are added to the class by ``_methods``.
@@ -44,9 +45,11 @@ API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
 #: The dtypes a crossover array can hold.
 DTYPES = {n: np.dtype(n) for n in
-          ("bool", "int32", "int64", "float32", "float64", "complex64", "complex128")}
-#: The standard's dtypes that the engine does not hold yet.
-MISSING_DTYPES = ("int8", "int16", "uint8", "uint16", "uint32", "uint64")
+          ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float32", "float64", "complex64", "complex128")}
+#: The standard's dtypes that the engine does not hold (none since int8,
+#: int16 and the unsigned integers were added).
+MISSING_DTYPES: tuple[str, ...] = ()
 
 #: The standard's names (2024.12), by the group its specification lists
 #: them under (from ``array_api_strict`` with ``api_version="2024.12"``).

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import _crossover as _C
+from . import _numpy
 
 #: DLPack device codes.
 KDL_CPU, KDL_CUDA = 1, 2
@@ -142,7 +143,9 @@ _DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_
                              ("deleter", _DELETER)]
 
 #: DLPack (type code, bits) -> NumPy dtype name, for the dtypes crossover holds.
-_DL_DTYPES = {(6, 8): "bool", (1, 8): "bool", (0, 32): "int32", (0, 64): "int64",
+_DL_DTYPES = {(6, 8): "bool", (0, 8): "int8", (0, 16): "int16", (0, 32): "int32",
+              (0, 64): "int64", (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32",
+              (1, 64): "uint64",
               (2, 32): "float32", (2, 64): "float64", (5, 64): "complex64",
               (5, 128): "complex128"}
 
@@ -220,8 +223,7 @@ def from_cuda(obj: Any, dtype: Any = None) -> Any:
                              "(its library's ascontiguousarray)")
         obj = contiguous()
         cai = obj.__cuda_array_interface__
-    if src.name not in ("bool", "int32", "int64", "float32", "float64", "complex64",
-                        "complex128"):
+    if src not in _numpy._SUPPORTED:
         raise _C.DTypeError(f"asarray: crossover arrays cannot hold {src.name} (from a CUDA array)")
     ptr = int(cai["data"][0]) if cai.get("data") else 0
     x = _C._import_cuda(ptr, list(shape), src.name, obj)

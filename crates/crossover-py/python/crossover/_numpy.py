@@ -106,7 +106,9 @@ def _from_host(obj: Any) -> Any:
     return obj
 
 
-_SUPPORTED = {np.dtype(t) for t in ("bool", "int32", "int64", "float32", "float64", "complex64", "complex128")}
+_SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                     "uint32", "uint64", "float32", "float64", "complex64",
+                                     "complex128")}
 
 
 def _has_crossover(obj: Any) -> bool:

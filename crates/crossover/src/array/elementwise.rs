@@ -75,15 +75,19 @@ fn common_dtype(ops: &[&Operand]) -> DType {
 
 /// Whether `o` is a Python-style int that does not fit integer dtype `d`.
 fn int_out_of_range(o: &Operand, d: DType) -> bool {
-    matches!((o, d), (Operand::Scalar(Scalar::Int(v)), DType::I32) if i32::try_from(*v).is_err())
+    match (o, d.int_range()) {
+        (Operand::Scalar(Scalar::Int(v)), Some((lo, hi))) => !(lo..=hi).contains(&(*v as i128)),
+        _ => false,
+    }
 }
 
-/// The error for a bool operation whose NumPy result dtype crossover lacks.
-fn bool_needs(op: &'static str, numpy_dtype: &str) -> Error {
+/// The error for a float function of bool, int8 or uint8, which NumPy
+/// computes in float16 (a dtype crossover lacks).
+fn needs_float16(op: &'static str, d: DType) -> Error {
     Error::dtype(
         op,
-        DType::Bool,
-        format!("NumPy computes it in {numpy_dtype}, which crossover lacks; cast first"),
+        d,
+        "NumPy computes it in float16, which crossover lacks; cast to float32 first",
     )
 }
 
@@ -158,10 +162,15 @@ impl Array {
         // The dtype the op computes in, the op actually run, the result dtype
         // (dtype errors come first, as in NumPy).
         let (compute, op, result) = match op {
-            o if o.is_float_function() && common.is_bool() => {
-                return Err(bool_needs(name, "float16"))
+            o if o.is_float_function() && common.needs_float16() => {
+                return Err(needs_float16(name, common))
             }
-            BinaryOp::Div | BinaryOp::Atan2 | BinaryOp::Hypot => {
+            BinaryOp::Atan2 | BinaryOp::Hypot => {
+                let c = common.float_result();
+                (c, op, c)
+            }
+            BinaryOp::Div => {
+                // NumPy divides integers of every width in float64.
                 let c = if common.is_float() || common.is_complex() {
                     common
                 } else {
@@ -169,7 +178,8 @@ impl Array {
                 };
                 (c, op, c)
             }
-            BinaryOp::Pow if common.is_bool() => return Err(bool_needs(name, "int8")),
+            // NumPy raises bools to bool powers in int8.
+            BinaryOp::Pow if common.is_bool() => (DType::I8, op, DType::I8),
             BinaryOp::Add if common.is_bool() => (DType::Bool, BinaryOp::Or, DType::Bool),
             BinaryOp::Mul if common.is_bool() => (DType::Bool, BinaryOp::And, DType::Bool),
             BinaryOp::Sub if common.is_bool() => {
@@ -190,6 +200,21 @@ impl Array {
             Operand::Scalar(Scalar::Int(v)) if int_out_of_range(o, compute) => Some(*v),
             _ => None,
         });
+        if let (Some(v), DType::U64) = (out_of_range, compute) {
+            if op.is_comparison() {
+                // A negative int against uint64 (which int64 cannot hold):
+                // every element is greater, as NumPy 2 answers exactly.
+                let array_left = matches!(lhs, Operand::Array(_));
+                let greater = array_left == (v < 0);
+                let value = match op {
+                    BinaryOp::Eq => false,
+                    BinaryOp::Ne => true,
+                    BinaryOp::Gt | BinaryOp::Ge => greater,
+                    _ => !greater,
+                };
+                return Array::constant(&shape, Scalar::Bool(value), DType::Bool);
+            }
+        }
         let compute = match out_of_range {
             Some(_) if op.is_comparison() => DType::I64,
             Some(v) => {
@@ -277,10 +302,10 @@ impl Array {
             // values themselves (NumPy keeps the dtype).
             UnaryOp::Abs if d.is_bool() => return Ok(self.clone()),
             UnaryOp::Floor | UnaryOp::Ceil if !d.is_float() => return Ok(self.clone()),
-            // NumPy gives int8 (square) and float16 (transcendentals) for
-            // bools, dtypes crossover lacks: refuse rather than differ.
-            UnaryOp::Square if d.is_bool() => return Err(bool_needs(name, "int8")),
-            u if u.is_transcendental() && d.is_bool() => return Err(bool_needs(name, "float16")),
+            // NumPy squares bools in int8; its float16 (transcendentals of
+            // bool, int8 and uint8) crossover lacks: refuse rather than differ.
+            UnaryOp::Square if d.is_bool() => (self.cast(DType::I8)?, op),
+            u if u.is_transcendental() && d.needs_float16() => return Err(needs_float16(name, d)),
             u if u.is_transcendental() => (self.cast(d.float_result())?, op),
             _ => (self.clone(), op),
         };

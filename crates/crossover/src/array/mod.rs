@@ -275,8 +275,8 @@ impl Array {
         dtype: DType,
     ) -> Result<Array> {
         let value = value.into();
-        if let (Scalar::Int(v), DType::I32) = (value, dtype) {
-            if i32::try_from(v).is_err() {
+        if let (Scalar::Int(v), Some((lo, hi))) = (value, dtype.int_range()) {
+            if !(lo..=hi).contains(&(v as i128)) {
                 return Err(Error::Overflow {
                     op: "full",
                     msg: format!("Python integer {v} out of bounds for {dtype}"),
@@ -500,6 +500,9 @@ impl Array {
                 .into_iter()
                 .map(|x| x as f64)
                 .collect()),
+            DType::I8 | DType::I16 | DType::U8 | DType::U16 | DType::U32 | DType::U64 => {
+                self.cast(DType::F64)?.to_vec::<f64>()
+            }
             DType::F32 => Ok(self
                 .to_vec::<f32>()?
                 .into_iter()

@@ -37,8 +37,9 @@ impl Array {
                 format!("zero-size array to reduction operation {name} which has no identity"),
             ));
         }
-        // Integers sum in int64; means and moments of integers in float64.
+        // Integers sum in int64 (unsigned ones in uint64, as NumPy); means and moments of integers in float64.
         let input = match op {
+            ReduceOp::Sum | ReduceOp::Prod if d.is_unsigned() => self.cast(DType::U64)?,
             ReduceOp::Sum | ReduceOp::Prod if !d.is_float() => self.cast(DType::I64)?,
             ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. } if !d.is_float() => {
                 self.cast(DType::F64)?

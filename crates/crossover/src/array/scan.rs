@@ -64,6 +64,11 @@ impl Array {
         if d.is_complex() {
             return Err(Error::dtype(op, d, "complex scans are not supported yet"));
         }
+        // NumPy's default accumulator: int64 for bool and signed integers,
+        // uint64 for unsigned ones (scanned in int64: the same bits).
+        if d.is_unsigned() {
+            return self.cast(DType::I64)?.scan(kind, axis)?.cast(DType::U64);
+        }
         let (x, axis) = match axis {
             None => (self.reshape(&[self.numel() as isize])?, 0),
             Some(a) => (self.clone(), normalize_axis(op, a, self.ndim())?),

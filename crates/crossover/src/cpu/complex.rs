@@ -60,11 +60,7 @@ fn round_f(d: DType, x: f64) -> f64 {
 
 #[inline(always)]
 fn round_i(d: DType, x: i64) -> i64 {
-    if d == DType::I32 {
-        x as i32 as i64
-    } else {
-        x
-    }
+    super::regs::wrap_i64(d, x)
 }
 
 #[inline(always)]
@@ -79,9 +75,9 @@ fn round_c(d: DType, z: Complex64) -> Complex64 {
 fn empty(d: DType) -> R {
     match d {
         DType::Bool => R::B(Vec::new()),
-        DType::I32 | DType::I64 => R::I(Vec::new()),
         DType::F32 | DType::F64 => R::F(Vec::new()),
         DType::C64 | DType::C128 => R::C(Vec::new()),
+        _ => R::I(Vec::new()),
     }
 }
 
@@ -102,6 +98,9 @@ fn load(buf: &Buffer, access: &Access, start: usize, len: usize) -> R {
         gather(buf.as_slice::<T>(), a, s, &mut v);
         v
     }
+    fn w<T: Into<i64>>(v: Vec<T>) -> Vec<i64> {
+        v.into_iter().map(Into::into).collect()
+    }
     match buf.dtype() {
         DType::Bool => R::B(g::<u8>(buf, access, start, len)),
         DType::I32 => R::I(
@@ -111,6 +110,18 @@ fn load(buf: &Buffer, access: &Access, start: usize, len: usize) -> R {
                 .collect(),
         ),
         DType::I64 => R::I(g::<i64>(buf, access, start, len)),
+        DType::I8 => R::I(w(g::<i8>(buf, access, start, len))),
+        DType::I16 => R::I(w(g::<i16>(buf, access, start, len))),
+        DType::U8 => R::I(w(g::<u8>(buf, access, start, len))),
+        DType::U16 => R::I(w(g::<u16>(buf, access, start, len))),
+        DType::U32 => R::I(w(g::<u32>(buf, access, start, len))),
+        // Refused by run_fused: i64 registers cannot hold its values.
+        DType::U64 => R::I(
+            g::<u64>(buf, access, start, len)
+                .into_iter()
+                .map(|x| x as i64)
+                .collect(),
+        ),
         DType::F32 => R::F(
             g::<f32>(buf, access, start, len)
                 .into_iter()
@@ -131,9 +142,9 @@ fn load(buf: &Buffer, access: &Access, start: usize, len: usize) -> R {
 fn constant(c: Scalar, d: DType, len: usize) -> R {
     match d {
         DType::Bool => R::B(vec![c.as_bool() as u8; len]),
-        DType::I32 | DType::I64 => R::I(vec![round_i(d, c.as_i64()); len]),
         DType::F32 | DType::F64 => R::F(vec![round_f(d, c.as_f64()); len]),
         DType::C64 | DType::C128 => R::C(vec![round_c(d, Complex64::new(c.as_f64(), 0.0)); len]),
+        _ => R::I(vec![round_i(d, c.as_i64()); len]),
     }
 }
 
@@ -142,11 +153,11 @@ fn constant(c: Scalar, d: DType, len: usize) -> R {
 fn cast(x: &R, d: DType) -> R {
     match (x, d) {
         (R::B(v), DType::Bool) => R::B(v.clone()),
-        (R::B(v), DType::I32 | DType::I64) => R::I(v.iter().map(|&b| b as i64).collect()),
+        (R::B(v), d) if d.is_int() => R::I(v.iter().map(|&b| b as i64).collect()),
         (R::B(v), DType::F32 | DType::F64) => R::F(v.iter().map(|&b| b as f64).collect()),
         (R::B(v), _) => R::C(v.iter().map(|&b| Complex64::new(b as f64, 0.0)).collect()),
         (R::I(v), DType::Bool) => R::B(v.iter().map(|&i| (i != 0) as u8).collect()),
-        (R::I(v), DType::I32 | DType::I64) => R::I(v.iter().map(|&i| round_i(d, i)).collect()),
+        (R::I(v), d) if d.is_int() => R::I(v.iter().map(|&i| round_i(d, i)).collect()),
         (R::I(v), DType::F32 | DType::F64) => {
             R::F(v.iter().map(|&i| round_f(d, i as f64)).collect())
         }
@@ -156,8 +167,12 @@ fn cast(x: &R, d: DType) -> R {
                 .collect(),
         ),
         (R::F(v), DType::Bool) => R::B(v.iter().map(|&x| (x != 0.0) as u8).collect()),
-        (R::F(v), DType::I32) => R::I(v.iter().map(|&x| x as i32 as i64).collect()),
-        (R::F(v), DType::I64) => R::I(v.iter().map(|&x| x as i64).collect()),
+        (R::F(v), DType::I64 | DType::U32 | DType::U64) => {
+            R::I(v.iter().map(|&x| round_i(d, x as i64)).collect())
+        }
+        (R::F(v), d) if d.is_int() => {
+            R::I(v.iter().map(|&x| round_i(d, x as i32 as i64)).collect())
+        }
         (R::F(v), DType::F32 | DType::F64) => R::F(v.iter().map(|&x| round_f(d, x)).collect()),
         (R::F(v), _) => R::C(
             v.iter()
@@ -553,6 +568,26 @@ unsafe fn write(out: &OutPtr, r: &R, start: usize) {
             .iter()
             .enumerate()
             .for_each(|(i, &x)| out.write::<i32>(start + i, x as i32)),
+        (R::I(v), DType::I8) => v
+            .iter()
+            .enumerate()
+            .for_each(|(i, &x)| out.write::<i8>(start + i, x as i8)),
+        (R::I(v), DType::I16) => v
+            .iter()
+            .enumerate()
+            .for_each(|(i, &x)| out.write::<i16>(start + i, x as i16)),
+        (R::I(v), DType::U8) => v
+            .iter()
+            .enumerate()
+            .for_each(|(i, &x)| out.write::<u8>(start + i, x as u8)),
+        (R::I(v), DType::U16) => v
+            .iter()
+            .enumerate()
+            .for_each(|(i, &x)| out.write::<u16>(start + i, x as u16)),
+        (R::I(v), DType::U32) => v
+            .iter()
+            .enumerate()
+            .for_each(|(i, &x)| out.write::<u32>(start + i, x as u32)),
         (R::I(v), _) => v
             .iter()
             .enumerate()
@@ -599,6 +634,16 @@ pub(crate) fn run_fused(
     sources: &[BoundSource],
     reduce: Option<&ReducePlan>,
 ) -> Result<Vec<Value>> {
+    let u64_source = sources
+        .iter()
+        .any(|s| matches!(s, BoundSource::Buffer { buffer, .. } if buffer.dtype() == DType::U64));
+    if u64_source || program.insts.iter().any(|i| i.dtype == DType::U64) {
+        return Err(Error::dtype(
+            "cpu kernel",
+            DType::U64,
+            "complex arithmetic with uint64 is not supported; cast to float64 first",
+        ));
+    }
     let bound: Vec<Src<'_>> = sources
         .iter()
         .map(|s| match s {

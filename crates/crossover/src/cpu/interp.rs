@@ -10,8 +10,12 @@
 use super::gather::{gather, positions, Access};
 use super::math;
 use super::num::{CastTo, Num, Pod};
+pub(crate) use super::regs::with_type;
+pub use super::regs::Data;
+use super::regs::{read_val, val_of};
+pub(crate) use super::regs::{FromData, Val};
 use super::simd::simd_dispatch;
-use crate::dtype::{DType, Scalar};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, Reg};
 use crate::op::{BinaryOp, UnaryOp};
@@ -22,31 +26,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// live registers fit in L1/L2.
 pub const CHUNK: usize = 2048;
 
-/// Typed read-only view of a source buffer.
-#[derive(Clone, Copy, Debug)]
-pub enum Data<'a> {
-    Bool(&'a [u8]),
-    I32(&'a [i32]),
-    I64(&'a [i64]),
-    F32(&'a [f32]),
-    F64(&'a [f64]),
-}
-
 /// A program source bound to data.
 #[derive(Clone, Debug)]
 pub enum Bound<'a> {
     Buffer { data: Data<'a>, access: Access },
     Index { access: Access },
-}
-
-/// A splatted constant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Val {
-    Bool(u8),
-    I32(i32),
-    I64(i64),
-    F32(f32),
-    F64(f64),
 }
 
 /// Where a register's values are during a chunk.
@@ -111,7 +95,7 @@ fn view<T: Pod>(s: &[u64], len: usize) -> &[T] {
 }
 
 #[inline(always)]
-fn view_mut<T: Pod>(s: &mut [u8], len: usize) -> &mut [T] {
+pub(crate) fn view_mut<T: Pod>(s: &mut [u8], len: usize) -> &mut [T] {
     assert!(len * std::mem::size_of::<T>() <= s.len());
     assert_eq!(s.as_ptr() as usize % std::mem::align_of::<T>(), 0);
     // SAFETY: size and alignment checked above; every bit pattern of a Pod
@@ -141,89 +125,6 @@ fn eval_chunk_inline(
     prep.eval_chunk_impl(scratch, start, len, out)
 }
 
-/// Typed access to [`Data`] and [`Val`] for a storage type.
-pub(crate) trait FromData<'a>: Pod {
-    fn from_data(d: Data<'a>) -> &'a [Self];
-    fn from_val(v: Val) -> Self;
-}
-macro_rules! from_data {
-    ($t:ty, $v:ident) => {
-        impl<'a> FromData<'a> for $t {
-            #[inline(always)]
-            fn from_data(d: Data<'a>) -> &'a [$t] {
-                match d {
-                    Data::$v(s) => s,
-                    _ => unreachable!("source dtype checked when binding"),
-                }
-            }
-            #[inline(always)]
-            fn from_val(v: Val) -> $t {
-                match v {
-                    Val::$v(x) => x,
-                    _ => unreachable!("constant dtype checked when preparing"),
-                }
-            }
-        }
-    };
-}
-from_data!(u8, Bool);
-from_data!(i32, I32);
-from_data!(i64, I64);
-from_data!(f32, F32);
-from_data!(f64, F64);
-
-/// Runs `$body` with `$T` bound to the storage type of `$d`.
-macro_rules! with_type {
-    ($d:expr, $T:ident => $body:expr) => {
-        match $d {
-            DType::Bool => {
-                type $T = u8;
-                $body
-            }
-            DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            DType::C64 | DType::C128 => {
-                unreachable!("complex programs are rejected when preparing")
-            }
-        }
-    };
-}
-pub(crate) use with_type;
-
-fn val_of(s: Scalar, d: DType) -> Val {
-    match d {
-        DType::Bool => Val::Bool(<u8 as Num>::from_scalar(s)),
-        DType::I32 => Val::I32(<i32 as Num>::from_scalar(s)),
-        DType::I64 => Val::I64(<i64 as Num>::from_scalar(s)),
-        DType::F32 => Val::F32(<f32 as Num>::from_scalar(s)),
-        DType::F64 | DType::C64 | DType::C128 => Val::F64(s.as_f64()),
-    }
-}
-
-fn read_val(data: Data<'_>, pos: usize) -> Val {
-    match data {
-        Data::Bool(s) => Val::Bool(s[pos]),
-        Data::I32(s) => Val::I32(s[pos]),
-        Data::I64(s) => Val::I64(s[pos]),
-        Data::F32(s) => Val::F32(s[pos]),
-        Data::F64(s) => Val::F64(s[pos]),
-    }
-}
-
 impl<'a> Prepared<'a> {
     /// Binds sources and assigns scratch slots by liveness.
     pub fn new(program: &'a Program, sources: Vec<Bound<'a>>) -> Result<Prepared<'a>> {
@@ -244,13 +145,10 @@ impl<'a> Prepared<'a> {
                     Bound::Buffer {
                         data,
                         access: Access::Contiguous { offset },
-                    } => {
-                        let _ = data;
-                        RegKind::Direct {
-                            source: *s as usize,
-                            offset: *offset,
-                        }
-                    }
+                    } if !super::regs::widens(*data) => RegKind::Direct {
+                        source: *s as usize,
+                        offset: *offset,
+                    },
                     Bound::Buffer {
                         data,
                         access: Access::Constant { pos },
@@ -346,7 +244,8 @@ impl<'a> Prepared<'a> {
         let last = self.program.insts.len().checked_sub(1)?;
         (self.program.outputs.len() == 1
             && self.program.outputs[0] as usize == last
-            && matches!(self.kinds[last], RegKind::Slot(_)))
+            && matches!(self.kinds[last], RegKind::Slot(_))
+            && !self.program.insts[last].dtype.is_small_int())
         .then_some(last as Reg)
     }
 
@@ -372,14 +271,11 @@ impl<'a> Prepared<'a> {
                 }
             }
             let mut dst = std::mem::take(&mut scratch.slots[slot]);
-            self.eval_inst(
-                &inst.kind,
-                inst.dtype,
-                scratch,
-                slot_bytes(&mut dst),
-                start,
-                len,
-            );
+            let bytes = slot_bytes(&mut dst);
+            self.eval_inst(&inst.kind, inst.dtype, scratch, bytes, start, len);
+            if inst.dtype.is_small_int() {
+                super::regs::wrap(inst.dtype, bytes, len);
+            }
             scratch.slots[slot] = dst;
         }
     }
@@ -399,6 +295,9 @@ impl<'a> Prepared<'a> {
                 let Bound::Buffer { data, access } = &self.sources[*s as usize] else {
                     unreachable!("loads read buffers")
                 };
+                if super::regs::widens(*data) {
+                    return super::regs::load_widened(*data, access, start, dst, len);
+                }
                 with_type!(dtype, T => {
                     gather(<T as FromData>::from_data(*data), access, start, view_mut::<T>(dst, len))
                 })
@@ -521,10 +420,8 @@ fn check_cast<F: Num>(x: Arg<'_, F>, to: DType, len: usize) {
         Arg::Slice(s) => &s[..len],
         Arg::Splat(_) => &one[..],
     };
-    match to {
-        DType::I32 => super::num::check_float_to_int::<F, i32>(s),
-        DType::I64 => super::num::check_float_to_int::<F, i64>(s),
-        _ => {}
+    if let Some((lo, hi)) = to.int_range() {
+        super::num::check_float_in(s, lo as f64, hi as f64 + 1.0);
     }
 }
 
@@ -673,7 +570,7 @@ macro_rules! no_float_unary {
         }
     )*};
 }
-no_float_unary!(u8, i32, i64);
+no_float_unary!(u8, i32, i64, u64);
 
 impl UnaryFloat for f32 {
     #[inline(always)]

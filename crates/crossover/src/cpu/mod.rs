@@ -12,6 +12,7 @@ pub mod interp;
 pub mod math;
 pub mod num;
 pub mod reduce;
+mod regs;
 pub mod simd;
 
 use crate::array::Value;
@@ -24,9 +25,10 @@ use crate::fuse::ReducePlan;
 use crate::shape::Layout;
 pub use backend::CpuBackend;
 use gather::Access;
-use interp::{with_type, Arg, Bound, Data, Prepared, Scratch, CHUNK};
+use interp::{with_type, Bound, Data, Prepared, Scratch, CHUNK};
 use num::Pod;
 use rayon::prelude::*;
+pub use regs::wrap_i64;
 use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 
@@ -111,7 +113,7 @@ impl OutPtr {
     fn new(buf: &mut Buffer) -> OutPtr {
         let dtype = buf.dtype();
         let len = buf.len();
-        let ptr = with_type!(dtype, T => buf.as_mut_ptr::<T>().cast::<u8>());
+        let ptr = buf.as_mut_byte_ptr();
         OutPtr { ptr, dtype, len }
     }
 
@@ -122,7 +124,7 @@ impl OutPtr {
     /// touches element `k` concurrently.
     #[inline(always)]
     pub(crate) unsafe fn write<T: Pod>(&self, k: usize, v: T) {
-        debug_assert!(k < self.len && T::DTYPE == self.dtype);
+        debug_assert!(k < self.len && std::mem::size_of::<T>() == self.dtype.size());
         *(self.ptr as *mut T).add(k) = v;
     }
 
@@ -135,7 +137,7 @@ impl OutPtr {
     unsafe fn slice_mut<T: Pod>(&self, start: usize, len: usize) -> &mut [T] {
         debug_assert!(
             (start + len) * std::mem::size_of::<T>() <= self.len * self.dtype.size()
-                && (T::DTYPE == self.dtype || T::DTYPE == DType::Bool)
+                && (std::mem::size_of::<T>() == self.dtype.size() || T::DTYPE == DType::Bool)
         );
         std::slice::from_raw_parts_mut((self.ptr as *mut T).add(start), len)
     }
@@ -146,6 +148,12 @@ fn data_of(buf: &Buffer) -> Result<Data<'_>> {
         DType::Bool => Data::Bool(buf.as_slice()),
         DType::I32 => Data::I32(buf.as_slice()),
         DType::I64 => Data::I64(buf.as_slice()),
+        DType::I8 => Data::I8(buf.as_slice()),
+        DType::I16 => Data::I16(buf.as_slice()),
+        DType::U8 => Data::U8(buf.as_slice()),
+        DType::U16 => Data::U16(buf.as_slice()),
+        DType::U32 => Data::U32(buf.as_slice()),
+        DType::U64 => Data::U64(buf.as_slice()),
         DType::F32 => Data::F32(buf.as_slice()),
         DType::F64 => Data::F64(buf.as_slice()),
         d => {
@@ -269,12 +277,9 @@ fn elementwise_range(prep: &Prepared<'_>, outs: &[OutPtr], sc: &mut Scratch, a: 
         prep.eval_chunk(sc, p, len);
         for (out, &reg) in outs.iter().zip(&prep.program.outputs) {
             with_type!(out.dtype, T => {
-                // SAFETY: this task owns points a..b of every output.
-                let dst = unsafe { out.slice_mut::<T>(p, len) };
-                match prep.arg::<T>(sc, reg, p, len) {
-                    Arg::Slice(s) => dst.copy_from_slice(s),
-                    Arg::Splat(v) => dst.fill(v),
-                }
+                // SAFETY: this task owns points a..b of every output; T is
+                // the output's register type.
+                unsafe { regs::store::<T>(out, p, prep.arg::<T>(sc, reg, p, len), len) }
             })
         }
         p += len;

@@ -1,5 +1,6 @@
 //! Element arithmetic used by the interpreter, generic over the storage
-//! types (`u8` for bool, i32, i64, f32, f64). Everything is branch-free and
+//! register types (`u8` for bool, i32, i64, u64, f32, f64; the narrow
+//! integers compute in i32 and i64, see [`super::regs`]). Everything is branch-free and
 //! `#[inline(always)]` so loops over slices vectorise.
 
 use super::interp::Arg;
@@ -18,6 +19,21 @@ impl Pod for i32 {
 }
 impl Pod for i64 {
     const DTYPE: DType = DType::I64;
+}
+impl Pod for u64 {
+    const DTYPE: DType = DType::U64;
+}
+impl Pod for i8 {
+    const DTYPE: DType = DType::I8;
+}
+impl Pod for i16 {
+    const DTYPE: DType = DType::I16;
+}
+impl Pod for u16 {
+    const DTYPE: DType = DType::U16;
+}
+impl Pod for u32 {
+    const DTYPE: DType = DType::U32;
 }
 impl Pod for f32 {
     const DTYPE: DType = DType::F32;
@@ -174,6 +190,85 @@ macro_rules! int_num {
 }
 int_num!(i32);
 int_num!(i64);
+
+impl Num for u64 {
+    #[inline(always)]
+    fn from_scalar(s: Scalar) -> Self {
+        match s {
+            Scalar::Float(f) => {
+                if !(0.0..18446744073709551616.0).contains(&f) {
+                    note_invalid_cast();
+                }
+                <f64 as CastTo<u64>>::cast_to(f)
+            }
+            // Negative Python ints are refused when recorded.
+            _ => s.as_i64() as u64,
+        }
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self.wrapping_sub(o)
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self.wrapping_mul(o)
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        // Not reached: integer division is recorded as float64.
+        self.checked_div(o).unwrap_or(0)
+    }
+    #[inline(always)]
+    fn pow(self, o: Self) -> Self {
+        // Exponents from 2^63 up wrap to negative ones here (NumPy's
+        // result would be 0 or 1 for most bases as well).
+        ipow(self as i64, o as i64) as u64
+    }
+    #[inline(always)]
+    fn hypot(self, o: Self) -> Self {
+        (self as f64).hypot(o as f64) as u64
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self.wrapping_neg()
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn min_nan(self, o: Self) -> Self {
+        self.min(o)
+    }
+    #[inline(always)]
+    fn max_nan(self, o: Self) -> Self {
+        self.max(o)
+    }
+    #[inline(always)]
+    fn floor(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn ceil(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        <f64 as CastTo<u64>>::cast_to(v)
+    }
+}
 
 impl Num for u8 {
     #[inline(always)]
@@ -411,11 +506,11 @@ pub fn float_fits<I: IntTarget>(f: f64) -> bool {
     f >= I::LO && f < -I::LO
 }
 
-/// Sets [`take_invalid_cast`] when an element of `x` does not fit `I`
-/// (a second, cheap pass over a chunk already in cache).
+/// Sets [`take_invalid_cast`] when an element of `x` is outside `[lo, hi)`
+/// (NaN included).
 #[inline(always)]
-pub(crate) fn check_float_to_int<F: Num, I: IntTarget>(x: &[F]) {
-    if !x.iter().all(|v| float_fits::<I>(v.to_f64())) {
+pub(crate) fn check_float_in<F: Num>(x: &[F], lo: f64, hi: f64) {
+    if !x.iter().all(|v| (lo..hi).contains(&v.to_f64())) {
         note_invalid_cast();
     }
 }
@@ -454,12 +549,32 @@ macro_rules! cast_as {
     )*)*};
 }
 cast_as! {
-    i32 => i32, i64, f32, f64;
-    i64 => i32, i64, f32, f64;
+    i32 => i32, i64, u64, f32, f64;
+    i64 => i32, i64, u64, f32, f64;
+    u64 => i32, i64, u64, f32, f64;
     f32 => f32, f64;
     f64 => f32, f64;
-    u8 => u8, i32, i64, f32, f64;
+    u8 => u8, i32, i64, u64, f32, f64;
 }
+
+/// float -> uint64 as NumPy does it on x86: values from 2^63 up convert
+/// directly, the rest through int64 (so -1.0 is 2^64 - 1, and NaN and
+/// values out of range give 2^63).
+macro_rules! float_to_u64 {
+    ($($from:ty),*) => {$(
+        impl CastTo<u64> for $from {
+            #[inline(always)]
+            fn cast_to(self) -> u64 {
+                if (9223372036854775808.0..18446744073709551616.0).contains(&(self as f64)) {
+                    self as u64
+                } else {
+                    <$from as CastTo<i64>>::cast_to(self) as u64
+                }
+            }
+        }
+    )*};
+}
+float_to_u64!(f32, f64);
 macro_rules! cast_bool {
     ($($from:ty),*) => {$(
         impl CastTo<u8> for $from {
@@ -470,4 +585,4 @@ macro_rules! cast_bool {
         }
     )*};
 }
-cast_bool!(i32, i64, f32, f64);
+cast_bool!(i32, i64, u64, f32, f64);

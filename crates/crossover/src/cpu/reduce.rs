@@ -109,6 +109,14 @@ impl RNum for i64 {
         self
     }
 }
+impl RNum for u64 {
+    const IS_INT: bool = true;
+    #[inline(always)]
+    fn as_i64(self) -> i64 {
+        // Sums and products wrap: uint64's bits are int64's.
+        self as i64
+    }
+}
 impl RNum for f32 {
     const IS_INT: bool = false;
     #[inline(always)]
@@ -366,7 +374,7 @@ fn finalize<T: RNum>(ops: &[ReduceOp], outs: &[OutPtr], st: &State<T>, k: usize)
         let n = st.n as f64;
         let f = match op {
             ReduceOp::Sum => {
-                if out.dtype == DType::I64 {
+                if matches!(out.dtype, DType::I64 | DType::U64) {
                     // SAFETY: each k is finalised exactly once (see callers).
                     unsafe { out.write::<i64>(k, st.isum) };
                     continue;
@@ -374,7 +382,7 @@ fn finalize<T: RNum>(ops: &[ReduceOp], outs: &[OutPtr], st: &State<T>, k: usize)
                 st.sum
             }
             ReduceOp::Prod => {
-                if out.dtype == DType::I64 {
+                if matches!(out.dtype, DType::I64 | DType::U64) {
                     // SAFETY: each k is finalised exactly once (see callers).
                     unsafe { out.write::<i64>(k, st.iprod) };
                     continue;
@@ -386,8 +394,9 @@ fn finalize<T: RNum>(ops: &[ReduceOp], outs: &[OutPtr], st: &State<T>, k: usize)
             ReduceOp::Std { ddof } => (st.m2 / (n - *ddof as f64).max(0.0)).sqrt(),
             ReduceOp::Min | ReduceOp::Max => {
                 let v = if *op == ReduceOp::Min { st.min } else { st.max };
-                // SAFETY: as above; the output dtype is the input's.
-                unsafe { out.write::<T>(k, v) };
+                // SAFETY: as above; the output dtype is the input's, whose
+                // register type is T (narrowed to the output's storage).
+                unsafe { super::regs::store_one::<T>(out, k, v) };
                 continue;
             }
             ReduceOp::ArgMin | ReduceOp::ArgMax => {
@@ -536,6 +545,7 @@ task_impls! {
     u8 => segment_u8, rows_u8;
     i32 => segment_i32, rows_i32;
     i64 => segment_i64, rows_i64;
+    u64 => segment_u64, rows_u64;
     f32 => segment_f32, rows_f32;
     f64 => segment_f64, rows_f64
 }

@@ -378,9 +378,10 @@ fn dtypes(op: &'static str, d: DType) -> Result<(DType, DType)> {
     match d {
         DType::F32 => Ok((DType::F32, DType::C64)),
         DType::C64 => Ok((DType::C64, DType::C64)),
-        DType::F64 | DType::I32 | DType::I64 => Ok((DType::F64, DType::C128)),
         DType::C128 => Ok((DType::C128, DType::C128)),
         DType::Bool => Err(Error::dtype(op, d, "needs numeric input")),
+        // float64 and every integer dtype, as NumPy.
+        _ => Ok((DType::F64, DType::C128)),
     }
 }
 

@@ -137,9 +137,22 @@ fn outputs() -> Vec<Array> {
 pub fn kernels() -> Result<Vec<Kernel>> {
     let mut all = Vec::new();
     for a in outputs() {
-        all.extend(crate::lower(std::slice::from_ref(&a))?);
+        all.extend(
+            crate::lower(std::slice::from_ref(&a))?
+                .into_iter()
+                .filter(|k| !narrow_ints(k)),
+        );
     }
     Ok(all)
+}
+
+/// Whether a kernel computes in a dtype GPU kernels decline (int8, int16
+/// and the unsigned integers: such kernels run on the CPU), as bool powers
+/// and squares do (int8, as NumPy).
+fn narrow_ints(k: &Kernel) -> bool {
+    k.outputs.iter().any(|o| o.dtype().is_cpu_only_int())
+        || k.program()
+            .is_some_and(|p| p.insts.iter().any(|i| i.dtype.is_cpu_only_int()))
 }
 
 /// The corpus as one source for `dialect` (prelude once, then every

@@ -275,6 +275,8 @@ fn constant(c: Scalar, d: DType) -> Value {
         DType::F32 => Value::F32(c.as_f64() as f32),
         DType::F64 | DType::C64 | DType::C128 => Value::F64(c.as_f64()),
         DType::I64 => Value::I64(c.as_i64()),
+        // Refused before launching (GPU kernels have no narrow integers).
+        d => Value::I64(crate::cpu::wrap_i64(d, c.as_i64())),
     }
 }
 

@@ -62,7 +62,9 @@ impl<A: GpuApi> GpuBackend<A> {
             },
             Library::Scan(scan) => {
                 let dtype = scan.parts().3;
-                if dtype.is_float() && !info.fp64 {
+                if dtype.is_cpu_only_int() {
+                    Err(format!("scans of {dtype} run on the CPU only"))
+                } else if dtype.is_float() && !info.fp64 {
                     Err(format!(
                         "{} has no double precision, which scans of {dtype} accumulate in",
                         info.name

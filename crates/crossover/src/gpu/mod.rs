@@ -321,6 +321,21 @@ impl<A: GpuApi> GpuBackend<A> {
         {
             return Err("complex kernels run on the CPU only".into());
         }
+        let narrow = |d: crate::dtype::DType| d.is_cpu_only_int();
+        if let Some(d) = program
+            .sources
+            .iter()
+            .find_map(|s| match s {
+                SourceKind::Buffer(d) if narrow(*d) => Some(*d),
+                _ => None,
+            })
+            .or_else(|| program.insts.iter().map(|i| i.dtype).find(|d| narrow(*d)))
+            .or_else(|| k.outputs.iter().map(|o| o.dtype()).find(|d| narrow(*d)))
+        {
+            return Err(format!(
+                "{d} kernels run on the CPU only (GPU kernels have no int8, int16 or unsigned integers)"
+            ));
+        }
         if has_unchecked_int_power(program) {
             return Err(
                 "integer powers with array exponents run on the CPU, which refuses negative exponents as NumPy does"

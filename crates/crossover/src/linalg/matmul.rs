@@ -36,6 +36,12 @@ pub(crate) fn matmul(a: &Array, b: &Array) -> Result<Array> {
         ));
     }
     let common = DType::promote(a.dtype(), b.dtype());
+    if common.is_cpu_only_int() {
+        // NumPy keeps the dtype and wraps; the int64 product wraps to the
+        // same values modulo the dtype's width (and the same bits for
+        // uint64), so it runs as int64 and is cast back.
+        return matmul(&a.cast(DType::I64)?, &b.cast(DType::I64)?)?.cast(common);
+    }
     // NumPy keeps integer and bool products in their dtype.
     let integral = matches!(common, DType::Bool | DType::I32 | DType::I64);
     let dtype = if integral {

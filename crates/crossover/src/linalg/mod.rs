@@ -149,8 +149,9 @@ pub(crate) fn run_library<R: Send>(
 pub(crate) fn compute_dtype(op: &'static str, d: DType) -> Result<DType> {
     match d {
         DType::F32 | DType::F64 | DType::C64 | DType::C128 => Ok(d),
-        DType::I32 | DType::I64 => Ok(DType::F64),
         DType::Bool => Err(Error::dtype(op, d, "needs a numeric matrix")),
+        // Every integer dtype, as NumPy.
+        _ => Ok(DType::F64),
     }
 }
 

@@ -21,4 +21,5 @@ mod library_sparse;
 mod placement;
 mod random;
 mod reductions;
+mod small_ints;
 mod views;

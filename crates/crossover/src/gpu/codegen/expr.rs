@@ -20,8 +20,12 @@ pub fn ctype(d: DType) -> &'static str {
         DType::I64 => "i64",
         DType::F32 => "f32",
         DType::F64 => "f64",
-        // Complex kernels are refused before rendering.
+        // Complex kernels and the narrow and unsigned integers are refused
+        // before rendering.
         DType::C64 | DType::C128 => "xo_complex_unsupported",
+        DType::I8 | DType::I16 | DType::U8 | DType::U16 | DType::U32 | DType::U64 => {
+            "xo_small_int_unsupported"
+        }
     }
 }
 
