@@ -271,6 +271,11 @@ def test_dlpack_both_ways_without_a_copy():
         xo.from_dlpack(np.ones(3, dtype=np.float16))
     back = xo.from_dlpack(x)
     assert np.array_equal(np.asarray(back), np.asarray(x))
+    # A legacy consumer (no max_version) cannot be told the memory is
+    # read-only: it gets a capsule of a copy instead of NumPy's BufferError.
+    legacy = x.__dlpack__()
+    assert type(legacy).__name__ == "PyCapsule"
+    assert x.__dlpack__(max_version=(1, 0)) is not None
 
 
 # ---- properties against array_api_strict -------------------------------------------------

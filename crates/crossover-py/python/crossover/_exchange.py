@@ -83,7 +83,8 @@ def dlpack(x: Any, stream: Any = None, max_version: Any = None, dl_device: Any =
            copy: bool | None = None) -> Any:
     """A DLPack capsule: the device memory of a CUDA-resident array (no
     copy), else the computed values in host memory (no copy unless
-    ``copy=True``); read-only, as crossover arrays are."""
+    ``copy=True`` or the consumer speaks the legacy protocol, which cannot
+    mark memory read-only); read-only, as crossover arrays are."""
     at = _cuda_address(x)
     wants_host = dl_device is not None and tuple(dl_device)[0] == KDL_CPU
     if at is not None and not wants_host:
@@ -95,7 +96,10 @@ def dlpack(x: Any, stream: Any = None, max_version: Any = None, dl_device: Any =
         return _C._dlpack_capsule(x, at[0], KDL_CUDA, at[1])
     if stream is not None and stream != -1:
         raise BufferError("this crossover array is in host memory: stream= must be None")
-    view = x.numpy(copy=bool(copy))
+    # A consumer of the legacy protocol (no max_version) cannot be told the
+    # memory is read-only, so NumPy refuses to export it: such a consumer
+    # gets a writable copy instead of an error.
+    view = x.numpy(copy=bool(copy) or max_version is None)
     kw: dict[str, Any] = {}
     if max_version is not None:
         kw["max_version"] = max_version
