@@ -9,7 +9,7 @@
 
 use super::gather::{gather, positions, Access};
 use super::math;
-use super::num::{CastTo, Num, Pod};
+use super::num::{zip2, CastTo, Num, Pod};
 pub(crate) use super::regs::with_type;
 pub use super::regs::Data;
 use super::regs::{read_val, val_of};
@@ -510,27 +510,7 @@ fn map1<T: Copy, U: Copy>(x: Arg<'_, T>, out: &mut [U], f: impl Fn(T) -> U) {
 
 #[inline(always)]
 fn map2<T: Copy, U: Copy>(x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [U], f: impl Fn(T, T) -> U) {
-    match (x, y) {
-        (Arg::Slice(a), Arg::Slice(b)) => {
-            for ((o, &p), &q) in out.iter_mut().zip(a).zip(b) {
-                *o = f(p, q);
-            }
-        }
-        (Arg::Slice(a), Arg::Splat(q)) => {
-            for (o, &p) in out.iter_mut().zip(a) {
-                *o = f(p, q);
-            }
-        }
-        (Arg::Splat(p), Arg::Slice(b)) => {
-            for (o, &q) in out.iter_mut().zip(b) {
-                *o = f(p, q);
-            }
-        }
-        (Arg::Splat(p), Arg::Splat(q)) => {
-            let r = f(p, q);
-            out.iter_mut().for_each(|o| *o = r);
-        }
-    }
+    zip2!(x, y, out, |p, q| f(p, q))
 }
 
 /// Unary functions; transcendental ones only ever see floats (the recorder

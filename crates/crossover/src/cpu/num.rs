@@ -42,6 +42,36 @@ impl Pod for f64 {
     const DTYPE: DType = DType::F64;
 }
 
+/// `out[i] = body(x[i], y[i])` over a chunk, for each mix of slices and
+/// splats, with `body` written in the loop itself (see
+/// [`Num::pow_slices`] for why that matters).
+macro_rules! zip2 {
+    ($x:expr, $y:expr, $out:expr, |$p:ident, $q:ident| $body:expr) => {
+        match ($x, $y) {
+            ($crate::cpu::interp::Arg::Slice(a), $crate::cpu::interp::Arg::Slice(b)) => {
+                for ((o, &$p), &$q) in $out.iter_mut().zip(a).zip(b) {
+                    *o = $body;
+                }
+            }
+            ($crate::cpu::interp::Arg::Slice(a), $crate::cpu::interp::Arg::Splat($q)) => {
+                for (o, &$p) in $out.iter_mut().zip(a) {
+                    *o = $body;
+                }
+            }
+            ($crate::cpu::interp::Arg::Splat($p), $crate::cpu::interp::Arg::Slice(b)) => {
+                for (o, &$q) in $out.iter_mut().zip(b) {
+                    *o = $body;
+                }
+            }
+            ($crate::cpu::interp::Arg::Splat($p), $crate::cpu::interp::Arg::Splat($q)) => {
+                let r = $body;
+                $out.iter_mut().for_each(|o| *o = r);
+            }
+        }
+    };
+}
+pub(crate) use zip2;
+
 /// Arithmetic on one storage type.
 pub trait Num: Pod {
     fn from_scalar(s: Scalar) -> Self;
@@ -71,27 +101,7 @@ pub trait Num: Pod {
     /// slower than NumPy).
     #[inline(always)]
     fn pow_slices(x: Arg<'_, Self>, y: Arg<'_, Self>, out: &mut [Self]) {
-        match (x, y) {
-            (Arg::Slice(a), Arg::Slice(b)) => {
-                for ((o, &p), &q) in out.iter_mut().zip(a).zip(b) {
-                    *o = Num::pow(p, q);
-                }
-            }
-            (Arg::Slice(a), Arg::Splat(q)) => {
-                for (o, &p) in out.iter_mut().zip(a) {
-                    *o = Num::pow(p, q);
-                }
-            }
-            (Arg::Splat(p), Arg::Slice(b)) => {
-                for (o, &q) in out.iter_mut().zip(b) {
-                    *o = Num::pow(p, q);
-                }
-            }
-            (Arg::Splat(p), Arg::Splat(q)) => {
-                let r = Num::pow(p, q);
-                out.iter_mut().for_each(|o| *o = r);
-            }
-        }
+        zip2!(x, y, out, |p, q| Num::pow(p, q))
     }
 }
 
