@@ -105,20 +105,25 @@ pub trait Num: Pod {
     }
 }
 
+/// Wrapping integer arithmetic, NumPy's. `fits`: whether a float constant
+/// is in range (else NumPy's invalid-cast warning); `abs` and `from_f64`
+/// differ between signed and unsigned types.
 macro_rules! int_num {
-    ($t:ty) => {
+    ($t:ty, fits = |$f:ident| $fits:expr, abs = |$a:ident| $abs:expr,
+     from_f64 = |$g:ident| $from:expr) => {
         impl Num for $t {
             #[inline(always)]
             fn from_scalar(s: Scalar) -> Self {
                 match s {
                     // A float constant converts like an array element.
-                    Scalar::Float(f) => {
-                        if !float_fits::<$t>(f) {
+                    Scalar::Float($f) => {
+                        if !$fits {
                             note_invalid_cast();
                         }
-                        <f64 as CastTo<$t>>::cast_to(f)
+                        <f64 as CastTo<$t>>::cast_to($f)
                     }
-                    // Python ints out of range are refused when recorded.
+                    // Python ints out of range (negative ones for unsigned
+                    // types) are refused when recorded.
                     _ => s.as_i64() as $t,
                 }
             }
@@ -145,6 +150,8 @@ macro_rules! int_num {
             }
             #[inline(always)]
             fn pow(self, o: Self) -> Self {
+                // uint64 exponents from 2^63 up wrap to negative ones here
+                // (NumPy's result would be 0 or 1 for most bases as well).
                 ipow(self as i64, o as i64) as $t
             }
             #[inline(always)]
@@ -157,7 +164,8 @@ macro_rules! int_num {
             }
             #[inline(always)]
             fn abs(self) -> Self {
-                self.wrapping_abs()
+                let $a = self;
+                $abs
             }
             #[inline(always)]
             fn min_nan(self, o: Self) -> Self {
@@ -192,93 +200,30 @@ macro_rules! int_num {
                 self as f64
             }
             #[inline(always)]
-            fn from_f64(v: f64) -> Self {
-                v as $t
+            fn from_f64($g: f64) -> Self {
+                $from
             }
         }
     };
 }
-int_num!(i32);
-int_num!(i64);
-
-impl Num for u64 {
-    #[inline(always)]
-    fn from_scalar(s: Scalar) -> Self {
-        match s {
-            Scalar::Float(f) => {
-                if !(0.0..18446744073709551616.0).contains(&f) {
-                    note_invalid_cast();
-                }
-                <f64 as CastTo<u64>>::cast_to(f)
-            }
-            // Negative Python ints are refused when recorded.
-            _ => s.as_i64() as u64,
-        }
-    }
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        self.wrapping_add(o)
-    }
-    #[inline(always)]
-    fn sub(self, o: Self) -> Self {
-        self.wrapping_sub(o)
-    }
-    #[inline(always)]
-    fn mul(self, o: Self) -> Self {
-        self.wrapping_mul(o)
-    }
-    #[inline(always)]
-    fn div(self, o: Self) -> Self {
-        // Not reached: integer division is recorded as float64.
-        self.checked_div(o).unwrap_or(0)
-    }
-    #[inline(always)]
-    fn pow(self, o: Self) -> Self {
-        // Exponents from 2^63 up wrap to negative ones here (NumPy's
-        // result would be 0 or 1 for most bases as well).
-        ipow(self as i64, o as i64) as u64
-    }
-    #[inline(always)]
-    fn hypot(self, o: Self) -> Self {
-        (self as f64).hypot(o as f64) as u64
-    }
-    #[inline(always)]
-    fn neg(self) -> Self {
-        self.wrapping_neg()
-    }
-    #[inline(always)]
-    fn abs(self) -> Self {
-        self
-    }
-    #[inline(always)]
-    fn min_nan(self, o: Self) -> Self {
-        self.min(o)
-    }
-    #[inline(always)]
-    fn max_nan(self, o: Self) -> Self {
-        self.max(o)
-    }
-    #[inline(always)]
-    fn floor(self) -> Self {
-        self
-    }
-    #[inline(always)]
-    fn ceil(self) -> Self {
-        self
-    }
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        false
-    }
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    #[inline(always)]
-    fn from_f64(v: f64) -> Self {
-        <f64 as CastTo<u64>>::cast_to(v)
-    }
-}
+int_num!(
+    i32,
+    fits = |f| float_fits::<i32>(f),
+    abs = |v| v.wrapping_abs(),
+    from_f64 = |v| v as i32
+);
+int_num!(
+    i64,
+    fits = |f| float_fits::<i64>(f),
+    abs = |v| v.wrapping_abs(),
+    from_f64 = |v| v as i64
+);
+int_num!(
+    u64,
+    fits = |f| (0.0..18446744073709551616.0).contains(&f),
+    abs = |v| v,
+    from_f64 = |v| <f64 as CastTo<u64>>::cast_to(v)
+);
 
 impl Num for u8 {
     #[inline(always)]
