@@ -1,6 +1,8 @@
 """Every NumPy ufunc the engine has, called as np.<ufunc> on crossover arrays,
 against float64 NumPy references, on f32/f64 and sizes crossing chunk edges."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -274,6 +276,47 @@ def test_float_functions_fuse_and_run_in_the_engine(name, rng):
     f = getattr(xo, name)
     e = xo.explain(lambda x: f(x) * 2.0 + 1.0, a)
     assert len(e) == 1 and name in str(e), str(e)
+
+
+EDGE_F32 = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-30, -1e-30, 1e-7, -1e-7, 1e-3, -1e-3,
+                     0.999, -0.999, 2.0, -2.0, 88.0, -88.0, 100.0, -100.0, 1e30, -1e30, np.inf,
+                     -np.inf, np.nan, 1.4e-45, 3.4e38, -3.4e38], np.float32)
+
+
+def _check_f32_edges(got, want64):
+    """Within 1 ulp of the correctly rounded float64 result; NaN, infinities
+    and the sign of every non-NaN value exactly as NumPy's."""
+    with np.errstate(over="ignore"):
+        want = want64.astype(np.float32)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    real = ~np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))
+    fin = np.isfinite(want)
+    err = np.abs(got[fin].astype(np.float64) - want64[fin])
+    assert (err <= np.spacing(np.abs(want[fin]))).all(), (got[fin][err > 0], want[fin][err > 0])
+
+
+@pytest.mark.parametrize("name", FLOAT_FUNCTIONS)
+def test_float32_functions_on_edge_values(name):
+    # Vectorised float32 forms computed in float64 (math_wide.rs): edge
+    # values repeated past the 2048-element chunk edge.
+    a = np.tile(EDGE_F32, 80)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want64 = getattr(np, name)(a.astype(np.float64))
+        got = getattr(xo, name)(xo.asarray(a)).numpy()
+    _check_f32_edges(got, want64)
+
+
+def test_float32_arctan2_on_edge_values():
+    y, x = np.meshgrid(EDGE_F32, EDGE_F32)
+    y, x = np.tile(y.ravel(), 3), np.tile(x.ravel(), 3)
+    with np.errstate(all="ignore"):
+        want64 = np.arctan2(y.astype(np.float64), x.astype(np.float64))
+    got = xo.arctan2(xo.asarray(y), xo.asarray(x)).numpy()
+    _check_f32_edges(got, want64)
 
 
 @pytest.mark.parametrize("name", FLOAT_FUNCTIONS + ["conjugate", "real", "imag"])

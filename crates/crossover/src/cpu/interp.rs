@@ -8,13 +8,13 @@
 //! and constants are splats, so a fused chain touches main memory once.
 
 use super::gather::{gather, positions, Access};
-use super::math;
 use super::num::{zip2, CastTo, Num, Pod};
 pub(crate) use super::regs::with_type;
 pub use super::regs::Data;
 use super::regs::{read_val, val_of};
 pub(crate) use super::regs::{FromData, Val};
 use super::simd::simd_dispatch;
+use super::{math, math_wide};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, Reg};
@@ -224,6 +224,17 @@ impl<'a> Prepared<'a> {
             RegKind::Splat(v) => Arg::Splat(T::from_val(v)),
             RegKind::Slot(s) => Arg::Slice(view::<T>(&scratch.slots[s], len)),
         }
+    }
+
+    /// Whether register `r` is read straight from a source (a contiguous
+    /// input or a constant) with nothing to evaluate: `arg` then serves any
+    /// range, not just one chunk, without `eval_chunk`.
+    pub(crate) fn reads_directly(&self, r: Reg) -> bool {
+        self.program.insts.len() == 1
+            && matches!(
+                self.kinds[r as usize],
+                RegKind::Direct { .. } | RegKind::Splat(_)
+            )
     }
 
     /// Evaluates every instruction for points `start..start+len`.
@@ -580,25 +591,24 @@ impl UnaryFloat for f32 {
             UnaryOp::Sqrt => each!(f32::sqrt),
             UnaryOp::Exp => each!(math::exp_f32),
             UnaryOp::Log => each!(math::log_f32),
+            UnaryOp::Log2 => each!(math::log2_f32),
+            UnaryOp::Log10 => each!(math::log10_f32),
+            UnaryOp::Exp2 => each!(math::exp2_f32),
             UnaryOp::Tanh => each!(math::tanh_f32),
-            UnaryOp::Sin => math::trig_slice(src, out_n, math::sin_f32, f64::sin),
-            UnaryOp::Cos => math::trig_slice(src, out_n, math::cos_f32, f64::cos),
-            UnaryOp::Tan => math::trig_slice(src, out_n, math::tan_f32, f64::tan),
-            // libm's float versions (correctly rounded or within an ulp;
-            // not vectorised).
-            UnaryOp::Log1p => map1(Arg::Slice(src), out_n, f32::ln_1p),
-            UnaryOp::Expm1 => map1(Arg::Slice(src), out_n, f32::exp_m1),
-            UnaryOp::Log10 => map1(Arg::Slice(src), out_n, f32::log10),
-            UnaryOp::Log2 => map1(Arg::Slice(src), out_n, f32::log2),
-            UnaryOp::Exp2 => map1(Arg::Slice(src), out_n, f32::exp2),
-            UnaryOp::Arcsin => map1(Arg::Slice(src), out_n, f32::asin),
-            UnaryOp::Arccos => map1(Arg::Slice(src), out_n, f32::acos),
-            UnaryOp::Arctan => map1(Arg::Slice(src), out_n, f32::atan),
-            UnaryOp::Sinh => map1(Arg::Slice(src), out_n, f32::sinh),
-            UnaryOp::Cosh => map1(Arg::Slice(src), out_n, f32::cosh),
-            UnaryOp::Arcsinh => map1(Arg::Slice(src), out_n, libm::asinhf),
-            UnaryOp::Arccosh => map1(Arg::Slice(src), out_n, libm::acoshf),
-            UnaryOp::Arctanh => map1(Arg::Slice(src), out_n, libm::atanhf),
+            UnaryOp::Sin => math::trig_slice!(src, out_n, math::sin_f32, f64::sin),
+            UnaryOp::Cos => math::trig_slice!(src, out_n, math::cos_f32, f64::cos),
+            UnaryOp::Tan => math::trig_slice!(src, out_n, math::tan_f32, f64::tan),
+            // Computed in f64 and rounded once (within 1 ulp; math_wide).
+            UnaryOp::Log1p => each!(math_wide::log1p_f32),
+            UnaryOp::Expm1 => each!(math_wide::expm1_f32),
+            UnaryOp::Arcsin => each!(math_wide::asin_f32),
+            UnaryOp::Arccos => each!(math_wide::acos_f32),
+            UnaryOp::Arctan => each!(math_wide::atan_f32),
+            UnaryOp::Sinh => each!(math_wide::sinh_f32),
+            UnaryOp::Cosh => each!(math_wide::cosh_f32),
+            UnaryOp::Arcsinh => each!(math_wide::asinh_f32),
+            UnaryOp::Arccosh => each!(math_wide::acosh_f32),
+            UnaryOp::Arctanh => each!(math_wide::atanh_f32),
             _ => unreachable!("not a float function: {}", op.name()),
         }
         if n == 1 && out.len() > 1 {
@@ -656,7 +666,7 @@ fn binary<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
         }),
         // Float functions (the recorder casts integers to float64); float32
         // is computed in float64 and rounded once.
-        BinaryOp::Atan2 => map2(x, y, out, |a, b| T::from_f64(a.to_f64().atan2(b.to_f64()))),
+        BinaryOp::Atan2 => T::atan2_slices(x, y, out),
         BinaryOp::Hypot => map2(x, y, out, |a, b| a.hypot(b)),
         _ => unreachable!("comparisons are handled by compare"),
     }

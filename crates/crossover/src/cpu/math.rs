@@ -20,7 +20,7 @@ pub const TRIG_FAST_LIMIT: f32 = 1.0e6;
 const FRAC_2_PI: f64 = std::f64::consts::FRAC_2_PI;
 const PIO2_HI: f64 = 1.570_796_326_734_125_614_17; // first 33 bits of pi/2
 const PIO2_LO: f64 = 6.077_100_506_506_192_249_32e-11; // pi/2 - PIO2_HI
-const ROUND_MAGIC_F64: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+use super::math_wide::ROUND_MAGIC_F64;
 const ROUND_MAGIC_F32: f32 = 12_582_912.0; // 1.5 * 2^23
 
 /// Range reduction: `x = q * pi/2 + r`, |r| <= pi/4; returns (r, q mod 4).
@@ -118,9 +118,11 @@ pub fn exp_f32(x: f32) -> f32 {
     y * s1 * s2
 }
 
-/// Natural logarithm, ~1 ulp; log(0) = -inf, log(<0) = NaN, log(inf) = inf.
+/// The reduction shared by the logarithms: `x = 2^e (1 + f)` with `1 + f`
+/// in [sqrt(1/2), sqrt(2)), and `y = ln(1 + f) - f` (Cephes' logf
+/// polynomial). Subnormal inputs are scaled first.
 #[inline(always)]
-pub fn log_f32(x: f32) -> f32 {
+fn log_parts(x: f32) -> (f32, f32, f32) {
     let sub = x < f32::MIN_POSITIVE;
     let xs = if sub { x * 8_388_608.0 } else { x };
     let ix = xs.to_bits();
@@ -139,16 +141,78 @@ pub fn log_f32(x: f32) -> f32 {
     let p = p.mul_add(f, 2.000_071_476_5e-1);
     let p = p.mul_add(f, -2.499_999_399_3e-1);
     let p = p.mul_add(f, 3.333_333_117_4e-1);
-    let ef = e as f32;
-    let y = (p * f) * z;
-    let y = ef.mul_add(-2.121_944_4e-4, y);
-    let y = (-0.5f32).mul_add(z, y);
-    let r = ef.mul_add(0.693_359_375, f + y);
-    // Special values, as selects.
+    let y = (-0.5f32).mul_add(z, (p * f) * z);
+    (e as f32, f, y)
+}
+
+/// A logarithm's special values, as selects: log(inf) = inf, log(±0) =
+/// -inf, log(<0) = log(NaN) = NaN.
+#[inline(always)]
+fn log_special(x: f32, r: f32) -> f32 {
     let r = if x == f32::INFINITY { x } else { r };
     let r = if x == 0.0 { f32::NEG_INFINITY } else { r };
     if x < 0.0 || x.is_nan() {
         f32::NAN
+    } else {
+        r
+    }
+}
+
+/// Natural logarithm, ~1 ulp; log(0) = -inf, log(<0) = NaN, log(inf) = inf.
+#[inline(always)]
+pub fn log_f32(x: f32) -> f32 {
+    let (e, f, y) = log_parts(x);
+    // ln 2 in two parts, so that e ln 2 adds exactly.
+    let y = e.mul_add(-2.121_944_4e-4, y);
+    log_special(x, e.mul_add(0.693_359_375, f + y))
+}
+
+/// log2, within 1 ulp (Cephes' log2f: log2(e) - 1 as the multiplier, so
+/// the leading terms add exactly).
+#[inline(always)]
+pub fn log2_f32(x: f32) -> f32 {
+    const LOG2E_M1: f32 = 0.442_695_04;
+    let (e, f, y) = log_parts(x);
+    log_special(x, y.mul_add(LOG2E_M1, f.mul_add(LOG2E_M1, y)) + f + e)
+}
+
+/// log10, within 1 ulp (Cephes' log10f: log10(e) and log10(2) in two
+/// parts each).
+#[inline(always)]
+pub fn log10_f32(x: f32) -> f32 {
+    const L10EA: f32 = 4.335_937_5e-1;
+    const L10EB: f32 = 7.007_319e-4;
+    const L102A: f32 = 3.007_812_5e-1;
+    const L102B: f32 = 2.487_456_7e-4;
+    let (e, f, y) = log_parts(x);
+    let z = y.mul_add(L10EB, f * L10EB);
+    let z = y.mul_add(L10EA, z);
+    let z = f.mul_add(L10EA, z);
+    let z = e.mul_add(L102B, z);
+    log_special(x, e.mul_add(L102A, z))
+}
+
+/// 2^x, within 1 ulp (Cephes' exp2f polynomial on [-1/2, 1/2]); overflows
+/// to inf from 128, underflows through the subnormals to 0.
+#[inline(always)]
+pub fn exp2_f32(x: f32) -> f32 {
+    let xc = x.clamp(-151.0, 129.0);
+    let t = xc + ROUND_MAGIC_F32;
+    let k = (t.to_bits() as i32).wrapping_sub(ROUND_MAGIC_F32.to_bits() as i32);
+    let f = xc - (t - ROUND_MAGIC_F32);
+    let p = 1.535_336_2e-4f32.mul_add(f, 1.339_887_4e-3);
+    let p = p.mul_add(f, 9.618_437e-3);
+    let p = p.mul_add(f, 5.550_332_5e-2);
+    let p = p.mul_add(f, 2.402_264_8e-1);
+    let p = p.mul_add(f, 6.931_472e-1);
+    let y = p.mul_add(f, 1.0);
+    // 2^k as two factors so that subnormal results round once.
+    let k1 = k >> 1;
+    let k2 = k - k1;
+    let r =
+        y * f32::from_bits(((k1 + 127) as u32) << 23) * f32::from_bits(((k2 + 127) as u32) << 23);
+    if x.is_nan() {
+        x
     } else {
         r
     }
@@ -176,69 +240,16 @@ pub fn tanh_f32(x: f32) -> f32 {
 
 /// `x^y` for float32, as C's `powf` (NumPy's float32 `power`) in every
 /// special case, within 1 ulp elsewhere. Computed in f64 as
-/// `2^(y * log2|x|)` with polynomial log2 and exp2 (relative error about
-/// 1e-15, far below float32's ulp), so it rounds once to float32 and, being
-/// branch-free, vectorises (libm's `pow` is a call per element, ~20 ns).
-/// Only integer and bit operations that AVX2 has are used (no i64 <-> f64
-/// conversions, which it lacks).
+/// `2^(y * log2|x|)` with the polynomial kernels of `math_wide` (relative
+/// error about 1e-13, far below float32's ulp, even where |y log2 x| is
+/// near 150), so it rounds once to float32 and, being branch-free,
+/// vectorises (libm's `pow` is a call per element, ~20 ns).
 #[inline(always)]
 pub fn pow_f32(x: f32, y: f32) -> f32 {
-    const TWO_52: f64 = 4_503_599_627_370_496.0;
     let (xd, yd) = (x as f64, y as f64);
-    let a = xd.abs();
-    // log2|x| = e + log2(m), m in [sqrt(1/2), sqrt(2)). Float32 inputs are
-    // normal in f64, so the exponent field is the exponent.
-    let bits = a.to_bits();
-    let e = f64::from_bits(0x4330_0000_0000_0000 | (bits >> 52)) - TWO_52 - 1023.0;
-    let m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
-    let big = m > std::f64::consts::SQRT_2;
-    let (m, e) = if big { (m * 0.5, e + 1.0) } else { (m, e) };
-    // ln(m) = 2 atanh(s) with s = (m-1)/(m+1), |s| < 0.172: the series to
-    // s^17 leaves 1e-15.
-    let s = (m - 1.0) / (m + 1.0);
-    let z = s * s;
-    let p = (1.0 / 17.0f64).mul_add(z, 1.0 / 15.0);
-    let p = p.mul_add(z, 1.0 / 13.0);
-    let p = p.mul_add(z, 1.0 / 11.0);
-    let p = p.mul_add(z, 1.0 / 9.0);
-    let p = p.mul_add(z, 1.0 / 7.0);
-    let p = p.mul_add(z, 1.0 / 5.0);
-    let p = p.mul_add(z, 1.0 / 3.0);
-    let ln_m = 2.0 * s * p.mul_add(z, 1.0);
-    let l = ln_m.mul_add(std::f64::consts::LOG2_E, e);
-    let l = if a == 0.0 { f64::NEG_INFINITY } else { l };
-    let l = if a == f64::INFINITY || a.is_nan() {
-        a
-    } else {
-        l
-    };
-    // 2^t = 2^k * e^(f ln 2), k = round(t), |f| <= 1/2: Taylor to u^12.
-    // Beyond +-200 the float32 result is 0 or inf already.
-    let t = (yd * l).clamp(-200.0, 200.0);
-    let kb = (t + ROUND_MAGIC_F64).to_bits();
-    let f = t - ((t + ROUND_MAGIC_F64) - ROUND_MAGIC_F64);
-    let u = f * std::f64::consts::LN_2;
-    let mut q = 1.0 / 479_001_600.0f64; // 1/12!
-    for c in [
-        39_916_800.0f64,
-        3_628_800.0,
-        362_880.0,
-        40_320.0,
-        5_040.0,
-        720.0,
-        120.0,
-        24.0,
-        6.0,
-        2.0,
-        1.0,
-        1.0,
-    ] {
-        q = q.mul_add(u, 1.0 / c);
-    }
-    // The low bits of `kb` hold k: shifting them into the exponent field
-    // makes 2^k.
-    let scale = f64::from_bits(kb.wrapping_add(1023) << 52);
-    let r = q * scale;
+    // Beyond +-200 the float32 result is 0 or inf already (exp2_wide
+    // clamps there).
+    let r = super::math_wide::exp2_wide(yd * super::math_wide::log2_wide(xd.abs()));
     // Signs and the special cases of C99's pow, as selects.
     let y_int = yd == yd.trunc();
     let y_odd = y_int && (yd * 0.5) != (yd * 0.5).trunc();
@@ -253,35 +264,36 @@ pub fn pow_f32(x: f32, y: f32) -> f32 {
 }
 
 /// Applies a trig function over a slice, fixing up huge arguments with the
-/// scalar f64 path after the vector loop.
-#[inline(always)]
-pub fn trig_slice(
-    src: &[f32],
-    dst: &mut [f32],
-    fast: impl Fn(f32) -> f32,
-    exact: impl Fn(f64) -> f64,
-) {
-    let mut big = 0u32;
-    for (d, &x) in dst.iter_mut().zip(src) {
-        *d = fast(x);
-        big |= (x.abs() > TRIG_FAST_LIMIT) as u32;
-    }
-    if big != 0 {
+/// scalar f64 path after the vector loop. A macro, so that `$fast` is
+/// called in the loop body: passed as a `fn` item to a generic function, its
+/// `Fn::call` shim was compiled without the caller's FMA and AVX features
+/// (software `fmaf`: float32 sin of 1,000 elements took 23 us, not 1).
+macro_rules! trig_slice {
+    ($src:expr, $dst:expr, $fast:path, $exact:path) => {{
+        let (src, dst): (&[f32], &mut [f32]) = ($src, $dst);
+        let mut big = 0u32;
         for (d, &x) in dst.iter_mut().zip(src) {
-            if x.abs() > TRIG_FAST_LIMIT {
-                *d = exact(x as f64) as f32;
+            *d = $fast(x);
+            big |= (x.abs() > $crate::cpu::math::TRIG_FAST_LIMIT) as u32;
+        }
+        if big != 0 {
+            for (d, &x) in dst.iter_mut().zip(src) {
+                if x.abs() > $crate::cpu::math::TRIG_FAST_LIMIT {
+                    *d = $exact(x as f64) as f32;
+                }
             }
         }
-    }
+    }};
 }
+pub(crate) use trig_slice;
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// Distance in units in the last place between an f32 result and the
     /// correctly rounded f64 reference.
-    fn ulp_diff(got: f32, want: f64) -> f64 {
+    pub(in crate::cpu) fn ulp_diff(got: f32, want: f64) -> f64 {
         let w = want as f32;
         if got.is_nan() && w.is_nan() || got == w {
             return 0.0;
@@ -298,7 +310,7 @@ mod tests {
         ((got as f64) - want).abs() / ulp
     }
 
-    fn max_ulp(
+    pub(in crate::cpu) fn max_ulp(
         f: impl Fn(f32) -> f32,
         r: impl Fn(f64) -> f64,
         xs: impl Iterator<Item = f32>,
@@ -314,7 +326,7 @@ mod tests {
     }
 
     /// Deterministic pseudo-random points in [lo, hi], plus a dense grid.
-    fn points(lo: f32, hi: f32, n: usize) -> impl Iterator<Item = f32> {
+    pub(in crate::cpu) fn points(lo: f32, hi: f32, n: usize) -> impl Iterator<Item = f32> {
         let mut s = 0x1234_5678_9abc_def0u64;
         (0..n).map(move |i| {
             s ^= s << 13;
@@ -388,7 +400,7 @@ mod tests {
     fn huge_trig_arguments_take_the_exact_path() {
         let src = [1e7f32, -3e20, 0.5, f32::INFINITY, f32::NAN];
         let mut dst = [0f32; 5];
-        trig_slice(&src, &mut dst, sin_f32, f64::sin);
+        trig_slice!(&src, &mut dst, sin_f32, f64::sin);
         for (i, &x) in src.iter().enumerate().take(3) {
             assert!(ulp_diff(dst[i], (x as f64).sin()) <= 1.0, "{x}");
         }

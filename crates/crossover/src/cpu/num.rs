@@ -103,6 +103,16 @@ pub trait Num: Pod {
     fn pow_slices(x: Arg<'_, Self>, y: Arg<'_, Self>, out: &mut [Self]) {
         zip2!(x, y, out, |p, q| Num::pow(p, q))
     }
+
+    /// `out[i] = atan2(x[i], y[i])` (floats only: the recorder casts
+    /// integers to float64): libm's f64 `atan2`, except float32's
+    /// vectorised one. Its own loop, like `pow_slices`.
+    #[inline(always)]
+    fn atan2_slices(x: Arg<'_, Self>, y: Arg<'_, Self>, out: &mut [Self]) {
+        zip2!(x, y, out, |p, q| Self::from_f64(
+            p.to_f64().atan2(q.to_f64())
+        ))
+    }
 }
 
 /// Wrapping integer arithmetic, NumPy's. `fits`: whether a float constant
@@ -338,6 +348,16 @@ macro_rules! float_num {
                     (if inf { f64::INFINITY } else { r }) as $t
                 } else {
                     (self as f64).hypot(o as f64) as $t
+                }
+            }
+            #[inline(always)]
+            fn atan2_slices(x: Arg<'_, Self>, y: Arg<'_, Self>, out: &mut [Self]) {
+                if std::mem::size_of::<$t>() == 4 {
+                    zip2!(x, y, out, |p, q| {
+                        super::math_wide::atan2_f32(p as f32, q as f32) as $t
+                    })
+                } else {
+                    zip2!(x, y, out, |p, q| (p as f64).atan2(q as f64) as $t)
                 }
             }
             #[inline(always)]

@@ -510,3 +510,71 @@ fn scans_match_sequential_references() {
         ));
     });
 }
+
+#[test]
+fn extremes_of_rows_longer_than_a_task_find_the_first_tie() {
+    // Rows read straight from memory are scanned in whole-task segments
+    // (131,072 points) with one index per lane: many ties (integers and
+    // whole floats in [-50, 50)), rows longer than a task, rows cut by task
+    // edges, and a NaN late in one row.
+    on_every_engine(|_e| {
+        for (shape, seed) in [
+            ([1usize, 300_007usize], 3u64),
+            ([3, 131_073], 4),
+            ([5, 70_001], 5),
+        ] {
+            let n = shape[0] * shape[1];
+            let ints: Vec<f64> = values(n, seed, -50.0, 50.0)
+                .iter()
+                .map(|x| x.floor())
+                .collect();
+            let mut with_nan = ints.clone();
+            with_nan[n - 1000] = f64::NAN;
+            let arrays = [
+                (
+                    Array::from_vec(ints.iter().map(|&x| x as i32).collect(), &shape).unwrap(),
+                    &ints,
+                ),
+                (
+                    Array::from_vec(ints.iter().map(|&x| x as f32).collect(), &shape).unwrap(),
+                    &ints,
+                ),
+                (
+                    Array::from_vec(with_nan.clone(), &shape).unwrap(),
+                    &with_nan,
+                ),
+            ];
+            for (x, xs) in arrays {
+                for op in [
+                    ReduceOp::ArgMax,
+                    ReduceOp::ArgMin,
+                    ReduceOp::Max,
+                    ReduceOp::Min,
+                ] {
+                    for axis in [None, Some(1isize)] {
+                        let got = match (op, axis) {
+                            (ReduceOp::ArgMax, a) => x.argmax(a),
+                            (ReduceOp::ArgMin, a) => x.argmin(a),
+                            (ReduceOp::Max, a) => x.max(a.map(|_| &[1isize][..]), false),
+                            (_, a) => x.min(a.map(|_| &[1isize][..]), false),
+                        }
+                        .unwrap()
+                        .to_vec_f64()
+                        .unwrap();
+                        let axes: &[usize] = if axis.is_some() { &[1] } else { &[0, 1] };
+                        let want = reference(op, xs, &shape, axes);
+                        let same = got
+                            .iter()
+                            .zip(&want)
+                            .all(|(g, w)| g == w || (g.is_nan() && w.is_nan()));
+                        assert!(
+                            same,
+                            "{op:?} axis {axis:?} of {shape:?} {:?}: {got:?} vs {want:?}",
+                            x.dtype()
+                        );
+                    }
+                }
+            }
+        }
+    });
+}

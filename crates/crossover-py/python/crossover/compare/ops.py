@@ -366,7 +366,7 @@ def parser() -> argparse.ArgumentParser:
             "The per-op table: every elementwise ufunc of the engine, x**p and the reductions, "
             "called one at a time (np.asarray(xo.op(xa))) beside NumPy and numexpr, float32 "
             "and float64, by size. Ratios are NumPy time / other time. Details: "
-            "docs/benchmarks.md (Per-op table)."
+            "docs/benchmarks-ops.md."
         ),
         epilog="exit status: 0, 1 when a crossover result failed its float64 check, 2 for bad arguments",
     )
