@@ -197,6 +197,25 @@ fn kernel_families_for_oclgrind() {
         let sp = crossover::sparse::Csr::random(40, 66, 0.05, 8, DType::F32).unwrap();
         let y = sp.matmul_dense(&q).unwrap();
         assert_eq!(y.to_vec_f64().unwrap().len(), 40 * 17);
+        // A sparse-sparse product (count, then fill; two work-groups of
+        // rows, empty rows among them), against the dense product.
+        let sq = crossover::sparse::Csr::random(300, 40, 0.05, 11, DType::F32).unwrap();
+        let c = sq.matmul(&sp).unwrap();
+        assert!(c.nnz() > 0);
+        let want = sq
+            .to_dense()
+            .unwrap()
+            .matmul(&sp.to_dense().unwrap())
+            .unwrap()
+            .to_vec_f64()
+            .unwrap();
+        assert_close(
+            &c.to_dense().unwrap().to_vec_f64().unwrap(),
+            &want,
+            1e-6,
+            1e-6,
+            "spgemm",
+        );
         // Scans: one line cut into chunks (three stages), and a
         // transposed view along its middle axis (two other axes).
         let (l, xl) = array(&[1000], DType::F64, 10, -1.0, 1.0);
