@@ -109,7 +109,7 @@ pub(super) fn ready(shape: &[usize], dtype: DType, seed: u64) -> Result<Array> {
 /// Sizes of the square sparse products calibration times (float64, about
 /// 16 entries per row: a few hundred thousand products at most, quick on
 /// the CPU and on pocl alike).
-pub(super) const SPGEMM_SIZES: &[usize] = &[1000, 8000];
+pub(super) const SPGEMM_SIZES: &[usize] = &[1000, 4000];
 
 /// A random `n x n` CSR operand of the sparse-product curve.
 pub(super) fn spgemm_operand(n: usize, seed: u64) -> Result<crate::sparse::Csr> {
@@ -240,9 +240,8 @@ pub fn calibrate(
     for &n in SPGEMM_SIZES {
         tick(&format!("cpu sparse matmul float64 {n}x{n}"), progress);
         let a = spgemm_operand(n, 30 + n as u64)?;
-        let (t, plan) = runner.time(true, &|| {
-            crate::sparse::spgemm_node(&a, &a).map(|(c, _)| c)
-        })?;
+        let (t, plan) =
+            runner.time(true, &|| crate::sparse::spgemm_node(&a, &a).map(|(c, _)| c))?;
         if let Some(k) = plan.kernels.iter().find(|k| k.work.library.is_some()) {
             sp_key = k.work.library.unwrap_or(sp_key);
             points.push([k.work.flops(), t]);

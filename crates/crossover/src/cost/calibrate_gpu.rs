@@ -182,12 +182,18 @@ fn library_curves(
         // Sparse products' operands are uploaded once and cached per
         // matrix, so the warm-up leaves them resident.
         let sizes = super::calibrate::SPGEMM_SIZES;
-        curves.push(curve(runner, lines, ("sparse_matmul", DType::F64), sizes, &|n| {
-            let a = super::calibrate::spgemm_operand(n, 95 + n as u64)?;
-            Ok(Box::new(move || {
-                crate::sparse::spgemm_node(&a, &a).map(|(c, _)| c)
-            }))
-        })?);
+        curves.push(curve(
+            runner,
+            lines,
+            ("sparse_matmul", DType::F64),
+            sizes,
+            &|n| {
+                let a = super::calibrate::spgemm_operand(n, 95 + n as u64)?;
+                Ok(Box::new(move || {
+                    crate::sparse::spgemm_node(&a, &a).map(|(c, _)| c)
+                }))
+            },
+        )?);
     }
     if runs_dense(runner) {
         // float64 solves and SVDs of square matrices (a vendor solver's

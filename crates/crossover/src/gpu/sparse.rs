@@ -103,7 +103,8 @@ impl<A: GpuApi> GpuBackend<A> {
         ];
         let mut args = operands.to_vec();
         args.push(counts.mem());
-        let mut events = vec![self.launch_library_kernel(&variant, &ints(&value), 0, groups, &args)?];
+        let mut events =
+            vec![self.launch_library_kernel(&variant, &ints(&value), 0, groups, &args)?];
         // Row pointers from the counts (each at most `n`: anything else is
         // a fault of the device, never trusted as a size).
         let counted = self.read_back(&counts, m * 8)?;

@@ -734,9 +734,14 @@ fn calibration_measures_the_opencl_device() {
     let small = f32_curve.seconds(2.0 * 64f64.powi(3));
     let large = f32_curve.seconds(2.0 * 256f64.powi(3));
     assert!(small > 0.0 && large > small, "{f32_curve:?}");
-    // The FFT and scan curves: two measured sizes each (they ran on the
-    // device: a declined op would have no library kernel on it).
-    for (op, dtype) in [("fft", "complex64"), ("cumsum", "float32")] {
+    // The FFT, scan and sparse-product curves: two measured sizes each
+    // (they ran on the device: a declined op would have no library kernel
+    // on it).
+    for (op, dtype) in [
+        ("fft", "complex64"),
+        ("cumsum", "float32"),
+        ("sparse_matmul", "float64"),
+    ] {
         let c = measured
             .curves
             .iter()

@@ -86,10 +86,11 @@ fn assert_close_to_f64(a: &Csr, b: &Csr, c: &Csr, what: &str) {
         want.fill(0.0);
         mag.fill(0.0);
         terms.fill(0.0);
-        for p in a.indptr()[i]..a.indptr()[i + 1] {
-            let r = a.indices()[p] as usize;
-            for q in b.indptr()[r]..b.indptr()[r + 1] {
-                let (j, t) = (b.indices()[q] as usize, va[p] * vb[q]);
+        let (p0, p1) = (a.indptr()[i], a.indptr()[i + 1]);
+        for (&r, &x) in a.indices()[p0..p1].iter().zip(&va[p0..p1]) {
+            let (q0, q1) = (b.indptr()[r as usize], b.indptr()[r as usize + 1]);
+            for (&j, &y) in b.indices()[q0..q1].iter().zip(&vb[q0..q1]) {
+                let (j, t) = (j as usize, x * y);
                 want[j] += t;
                 mag[j] += t.abs();
                 terms[j] += 1.0;
@@ -109,7 +110,10 @@ fn assert_close_to_f64(a: &Csr, b: &Csr, c: &Csr, what: &str) {
     assert!(v.iter().all(|&x| x != 0.0), "{what}: a stored zero");
     for i in 0..c.nrows() {
         let row = &c.indices()[c.indptr()[i]..c.indptr()[i + 1]];
-        assert!(row.windows(2).all(|w| w[0] < w[1]), "{what}: row {i} sorted");
+        assert!(
+            row.windows(2).all(|w| w[0] < w[1]),
+            "{what}: row {i} sorted"
+        );
     }
 }
 
@@ -215,7 +219,11 @@ fn spgemm_edge_cases_match_the_cpu_on_every_engine() {
         let want = cpu().scope(|| a.matmul(&b)).unwrap();
         let got = a.matmul(&b).unwrap();
         assert_same_bits(&got, &want, "cancellation, zeros, -0.0, NaN");
-        assert_eq!(got.indptr(), &[0, 0, 0, 2, 2, 4], "row 0 cancels to nothing");
+        assert_eq!(
+            got.indptr(),
+            &[0, 0, 0, 2, 2, 4],
+            "row 0 cancels to nothing"
+        );
         let (v, _) = values_of(&got);
         assert!(v[0].is_nan() && v[1] == 8.0, "{v:?}");
     });
@@ -309,4 +317,33 @@ fn spgemm_runs_on_the_opencl_device_and_explains_how() {
         y.to_vec_f64().unwrap()
     });
     assert_eq!(got, want);
+}
+
+/// A device whose memory cannot hold a product declines it with the sizes
+/// (here pocl capped at 64 KiB), and the CPU computes it under
+/// `gpu-prefer`.
+#[test]
+fn spgemm_too_big_for_the_device_runs_on_the_cpu_with_the_reason() {
+    if opencl_or_skip().is_none() {
+        return;
+    }
+    let name = std::env::var("CROSSOVER_TEST_OPENCL").unwrap_or_default();
+    let found = crossover::gpu::discover::find_opencl(Some(&name)).unwrap();
+    let api = crossover::opencl::OpenClApi::open(found).unwrap();
+    let small = crossover::gpu::GpuBackend::new(api, None, Some(64 << 10)).unwrap();
+    let engine = Arc::new(
+        Engine::new(Profile::synthetic())
+            .with_gpu(small)
+            .with_policy(Policy::Prefer(DeviceKind::Gpu)),
+    );
+    let a = signed(400, 400, 0.05, 12, DType::F64);
+    let (got, plan) = engine.scope(|| a.matmul_explained(&a)).unwrap();
+    assert_eq!(plan.devices(), vec![DeviceKind::Cpu], "{plan}");
+    assert!(
+        plan.kernels[0].reason.contains("device memory"),
+        "{}",
+        plan.kernels[0].reason
+    );
+    let want = cpu().scope(|| a.matmul(&a)).unwrap();
+    assert_same_bits(&got, &want, "declined");
 }
