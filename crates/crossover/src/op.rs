@@ -413,6 +413,9 @@ pub enum Library {
     Fft(crate::fft::FftOp),
     /// A CSR matrix times a dense vector or matrix.
     SparseDense(crate::sparse::SpMM),
+    /// A CSR matrix times a CSR matrix (its output is the product's row
+    /// pointers; the whole product is handed back through the description).
+    SparseSparse(crate::sparse::SpGemm),
     /// Cumulative sums and products along an axis.
     Scan(crate::array::scan::Scan),
 }
@@ -425,6 +428,7 @@ macro_rules! each_library {
             Library::Dense($x) => $body,
             Library::Fft($x) => $body,
             Library::SparseDense($x) => $body,
+            Library::SparseSparse($x) => $body,
             Library::Scan($x) => $body,
         }
     };

@@ -106,6 +106,16 @@ pub(super) fn ready(shape: &[usize], dtype: DType, seed: u64) -> Result<Array> {
     Ok(a)
 }
 
+/// Sizes of the square sparse products calibration times (float64, about
+/// 16 entries per row: a few hundred thousand products at most, quick on
+/// the CPU and on pocl alike).
+pub(super) const SPGEMM_SIZES: &[usize] = &[1000, 4000];
+
+/// A random `n x n` CSR operand of the sparse-product curve.
+pub(super) fn spgemm_operand(n: usize, seed: u64) -> Result<crate::sparse::Csr> {
+    crate::sparse::Csr::random(n, n, 16.0 / n as f64, seed, DType::F64)
+}
+
 /// Measures this machine. `progress(done, total, what)` is called before
 /// each step.
 ///
@@ -140,7 +150,7 @@ pub fn calibrate(
     } else {
         0
     };
-    let total = 4 + 4 + 2 * mm_sizes.len() + fft_sizes.len() + gpu_steps;
+    let total = 4 + 4 + 2 * mm_sizes.len() + fft_sizes.len() + SPGEMM_SIZES.len() + gpu_steps;
     let mut step = 0;
     let mut tick = |what: &str, progress: &mut dyn FnMut(usize, usize, &str)| {
         progress(step, total, what);
@@ -223,6 +233,21 @@ pub fn calibrate(
         }
     }
     let c = LibraryCurve::fit(fft_key.0, DeviceKind::Cpu, fft_key.1.name(), points);
+    lines.push(curve_line(&c));
+    profile.set_curve(c);
+    let mut points = Vec::new();
+    let mut sp_key = ("sparse_matmul", DType::F64);
+    for &n in SPGEMM_SIZES {
+        tick(&format!("cpu sparse matmul float64 {n}x{n}"), progress);
+        let a = spgemm_operand(n, 30 + n as u64)?;
+        let (t, plan) =
+            runner.time(true, &|| crate::sparse::spgemm_node(&a, &a).map(|(c, _)| c))?;
+        if let Some(k) = plan.kernels.iter().find(|k| k.work.library.is_some()) {
+            sp_key = k.work.library.unwrap_or(sp_key);
+            points.push([k.work.flops(), t]);
+        }
+    }
+    let c = LibraryCurve::fit(sp_key.0, DeviceKind::Cpu, sp_key.1.name(), points);
     lines.push(curve_line(&c));
     profile.set_curve(c);
 

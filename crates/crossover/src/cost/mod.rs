@@ -100,7 +100,12 @@ impl Work {
                 }
             }
             KernelBody::Library { call, .. } => {
-                let dtype = call.outputs.first().map_or(DType::F32, |o| o.1);
+                // The dtype it computes in: its first output's, except a
+                // sparse product's, whose output is its int64 row pointers.
+                let dtype = match &call.op {
+                    crate::op::Library::SparseSparse(sp) => sp.dtype(),
+                    _ => call.outputs.first().map_or(DType::F32, |o| o.1),
+                };
                 Work {
                     points,
                     bytes,

@@ -100,7 +100,8 @@ pub struct LibraryCurve {
     /// The op's name (`matmul`, `fft`, `solve`...).
     pub op: String,
     pub device: DeviceKind,
-    /// Element type of the op's first output (`float32`...).
+    /// The dtype the op computes in (`float32`...): its first output's,
+    /// a sparse product's values'.
     pub dtype: String,
     /// Measured `[flops, seconds]`, ascending in flops.
     pub points: Vec<[f64; 2]>,

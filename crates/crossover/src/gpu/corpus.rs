@@ -174,6 +174,7 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
         for v in [
             super::codegen::Variant::gemm(d),
             super::codegen::Variant::spmm(d),
+            super::codegen::Variant::spgemm(d),
             super::codegen::Variant::matcopy(d),
         ] {
             let r = v.render(&crate::expr::ir::Program::default());

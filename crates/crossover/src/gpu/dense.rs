@@ -428,7 +428,7 @@ impl<A: GpuApi> GpuBackend<A> {
     }
 
     /// `bytes` of `block`, after all queued work.
-    fn read_back(&self, block: &Block<A>, bytes: usize) -> Result<Vec<u8>> {
+    pub(super) fn read_back(&self, block: &Block<A>, bytes: usize) -> Result<Vec<u8>> {
         let sh = &self.shared;
         let mut out = vec![0u8; bytes];
         guard("copy to host", &sh.label, || {

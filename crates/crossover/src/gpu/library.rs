@@ -60,6 +60,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 DType::F64 if !info.fp64 => Err(format!("{} has no double precision", info.name)),
                 _ => Ok(()),
             },
+            Library::SparseSparse(sp) => self.refuse_spgemm(sp),
             Library::Scan(scan) => {
                 let dtype = scan.parts().3;
                 if dtype.is_cpu_only_int() {
@@ -99,6 +100,9 @@ impl<A: GpuApi> GpuBackend<A> {
                 },
             },
             Library::SparseDense(_) => "crossover's CSR kernel (the CPU's summation order)".into(),
+            Library::SparseSparse(_) => {
+                "crossover's CSR merge kernel (count, then fill; the CPU's summation order)".into()
+            }
             Library::Scan(_) => "crossover's three-stage scan kernel".into(),
             Library::Dense(d) => return self.dense_route(d),
         })
@@ -114,6 +118,7 @@ impl<A: GpuApi> GpuBackend<A> {
         match op {
             Library::MatMul(mm) => self.run_matmul(mm, inputs).map(|v| vec![v]),
             Library::SparseDense(sp) => self.run_spmm(sp, inputs, outputs).map(|v| vec![v]),
+            Library::SparseSparse(sp) => self.run_spgemm(sp).map(|v| vec![v]),
             Library::Scan(scan) => self.run_scan(scan, inputs).map(|v| vec![v]),
             Library::Fft(f) => self.run_fft(f, inputs).map(|v| vec![v]),
             Library::Dense(d) => self.run_dense(d, inputs),
@@ -393,7 +398,7 @@ impl<A: GpuApi> GpuBackend<A> {
 
     /// The device copy of a CSR matrix's arrays, uploaded on its first
     /// product and kept while the matrix lives.
-    fn csr_on_device(&self, data: &Arc<CsrData>) -> Result<Arc<CsrOnDevice<A>>> {
+    pub(super) fn csr_on_device(&self, data: &Arc<CsrData>) -> Result<Arc<CsrOnDevice<A>>> {
         let mut cache = self.shared.csr.lock().unwrap_or_else(|p| p.into_inner());
         cache.retain(|(w, _)| w.strong_count() > 0);
         if let Some((_, d)) = cache
@@ -424,9 +429,11 @@ impl<A: GpuApi> GpuBackend<A> {
 
 /// A CSR matrix's arrays in device memory.
 pub(super) struct CsrOnDevice<A: GpuApi> {
-    indptr: Block<A>,
-    indices: Block<A>,
-    values: Block<A>,
+    /// Row pointers as i64.
+    pub(super) indptr: Block<A>,
+    /// Column indices as u32.
+    pub(super) indices: Block<A>,
+    pub(super) values: Block<A>,
 }
 
 /// Device copies of CSR matrices, each kept while its matrix lives (a
@@ -434,7 +441,7 @@ pub(super) struct CsrOnDevice<A: GpuApi> {
 pub(super) type CsrCache<A> = Mutex<Vec<(Weak<CsrData>, Arc<CsrOnDevice<A>>)>>;
 
 /// Parameter values of a kernel whose parameters are all integers.
-fn ints(
+pub(super) fn ints(
     value: &dyn Fn(Param) -> std::result::Result<i64, String>,
 ) -> impl Fn(Param) -> std::result::Result<PackedValue, String> + '_ {
     move |p| value(p).map(PackedValue::I64)

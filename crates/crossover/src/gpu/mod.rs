@@ -21,6 +21,7 @@ mod fft;
 pub mod launch;
 mod library;
 pub mod memory;
+mod sparse;
 
 pub use api::{DeviceInfo, GpuApi};
 

@@ -19,7 +19,8 @@
 //! ```
 
 mod ops;
-pub use ops::SpMM;
+pub(crate) use ops::spgemm_node;
+pub use ops::{SpGemm, SpMM};
 
 use crate::array::Array;
 use crate::dtype::{DType, Element};
@@ -590,13 +591,46 @@ impl Csr {
         })
     }
 
-    /// The sparse-sparse product `self @ other`, as a new CSR matrix with
-    /// sorted indices (Gustavson's algorithm, rows in parallel).
+    /// The sparse-sparse product `self @ other`, computed now, as a new CSR
+    /// matrix with sorted indices and no stored zeros. Mixed float32 and
+    /// float64 operands compute in float64.
+    ///
+    /// It runs where the current engine places it (policy and cost model,
+    /// as for every library op): on the CPU by Gustavson's algorithm (rows
+    /// in parallel), or on a GPU by the core's merge kernel, whose sums are
+    /// the CPU's bits. [`Csr::matmul_plan`] says where and why.
     ///
     /// # Errors
-    /// [`Error::Shape`] when the inner dimensions differ.
+    /// [`Error::Shape`] when the inner dimensions differ; a forced GPU
+    /// policy that the GPU cannot honour ([`Error::Device`]).
     pub fn matmul(&self, other: &Csr) -> Result<Csr> {
         ops::spgemm(self, other)
+    }
+
+    /// Where the current engine would compute `self @ other` and why (the
+    /// plan explain prints), without computing it.
+    ///
+    /// # Errors
+    /// As [`Csr::matmul`].
+    ///
+    /// ```
+    /// use crossover::{DType, sparse::Csr};
+    /// let a = Csr::random(50, 40, 0.1, 1, DType::F64)?;
+    /// let plan = a.matmul_plan(&a.transpose())?;
+    /// assert_eq!(plan.kernels[0].name, "sparse_matmul");
+    /// # Ok::<(), crossover::Error>(())
+    /// ```
+    pub fn matmul_plan(&self, other: &Csr) -> Result<crate::plan::Plan> {
+        ops::spgemm_plan(self, other)
+    }
+
+    /// [`Csr::matmul`], also returning the plan it ran by, with measured
+    /// times.
+    ///
+    /// # Errors
+    /// As [`Csr::matmul`].
+    pub fn matmul_explained(&self, other: &Csr) -> Result<(Csr, crate::plan::Plan)> {
+        ops::spgemm_explained(self, other)
     }
 
     /// The product with a dense vector `(ncols,)` or matrix `(ncols, k)`:

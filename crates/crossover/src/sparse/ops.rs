@@ -6,10 +6,10 @@ use crate::array::{Array, Value};
 use crate::buffer::{Buffer, Storage};
 use crate::cpu::gather::for_each_position;
 use crate::dtype::DType;
-use crate::error::{catch_panic, Error, Result};
+use crate::error::{Error, Result};
 use crate::shape::Layout;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The common value dtype of two operands (float32 only if both are).
 fn common(a: DType, b: DType) -> DType {
@@ -20,9 +20,34 @@ fn common(a: DType, b: DType) -> DType {
     }
 }
 
-/// `a @ b` for two CSR matrices.
+/// `a @ b` for two CSR matrices, run where the current engine's policy
+/// and cost model place it (the CPU, or a GPU that runs it).
 pub(super) fn spgemm(a: &Csr, b: &Csr) -> Result<Csr> {
-    const OP: &str = "sparse_matmul";
+    let (node, product) = spgemm_node(a, b)?;
+    crate::engine::with_current(|e| e.evaluate_only(std::slice::from_ref(&node)))?;
+    product.take(OP)
+}
+
+/// [`spgemm`] evaluated with a detailed plan (what explain prints), and
+/// the plan.
+pub(super) fn spgemm_explained(a: &Csr, b: &Csr) -> Result<(Csr, crate::plan::Plan)> {
+    let (node, product) = spgemm_node(a, b)?;
+    let plan = crate::engine::with_current(|e| e.evaluate(std::slice::from_ref(&node), None))?;
+    Ok((product.take(OP)?, plan))
+}
+
+/// Where the current engine would run `a @ b` and why (nothing runs).
+pub(super) fn spgemm_plan(a: &Csr, b: &Csr) -> Result<crate::plan::Plan> {
+    let (node, _) = spgemm_node(a, b)?;
+    crate::engine::with_current(|e| e.plan(std::slice::from_ref(&node), None))
+}
+
+const OP: &str = "sparse_matmul";
+
+/// Records `a @ b` as a library call ([`crate::op::Library::SparseSparse`])
+/// whose array output is the product's row pointers (int64, `nrows + 1`);
+/// the whole product lands in the returned slot when the call runs.
+pub(crate) fn spgemm_node(a: &Csr, b: &Csr) -> Result<(Array, Arc<Product>)> {
     if a.ncols() != b.nrows() {
         return Err(Error::Shape {
             op: OP,
@@ -38,37 +63,151 @@ pub(super) fn spgemm(a: &Csr, b: &Csr) -> Result<Csr> {
     }
     let d = common(a.dtype(), b.dtype());
     let (a, b) = (a.astype(d)?, b.astype(d)?);
-    check_output_fits(OP, &a, &b, d)?;
-    catch_panic(OP, || {
-        Ok(
-            crate::cpu::pool().install(|| match (&a.data.values, &b.data.values) {
-                (Values::F32(av), Values::F32(bv)) => spgemm_typed(&a.data, av, &b.data, bv),
-                (Values::F64(av), Values::F64(bv)) => spgemm_typed(&a.data, av, &b.data, bv),
-                _ => unreachable!("both operands converted to one dtype"),
-            }),
-        )
-    })
+    let (products, bound) = product_counts(&a.data, &b.data);
+    check_output_fits(OP, &a, &b, d, bound)?;
+    let product = Arc::new(Product(OnceLock::new()));
+    let op = SpGemm {
+        a,
+        b,
+        products,
+        bound,
+        product: Arc::clone(&product),
+    };
+    let rows = op.a.nrows() + 1;
+    let node = Array::library(
+        crate::op::Library::SparseSparse(op),
+        vec![(vec![rows], DType::I64)],
+        vec![],
+    )?
+    .pop()
+    .ok_or_else(|| Error::internal(OP, "library call made no output"))?;
+    Ok((node, product))
+}
+
+/// Where a sparse-sparse product puts its result (set once, by whichever
+/// backend ran it).
+#[derive(Debug)]
+pub(crate) struct Product(OnceLock<Csr>);
+
+impl Product {
+    /// The product, once computed.
+    fn take(&self, op: &'static str) -> Result<Csr> {
+        self.0
+            .get()
+            .cloned()
+            .ok_or_else(|| Error::internal(op, "the product was not computed"))
+    }
+}
+
+/// Multiply-adds of `a @ b`, and an upper bound of its stored entries
+/// (per row, at most min(products, columns)).
+fn product_counts(a: &CsrData, b: &CsrData) -> (usize, f64) {
+    let n = b.ncols as f64;
+    let (mut products, mut bound) = (0usize, 0f64);
+    for i in 0..a.nrows {
+        let row: usize = a.indices[a.indptr[i]..a.indptr[i + 1]]
+            .iter()
+            .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
+            .sum();
+        products += row;
+        bound += (row as f64).min(n);
+    }
+    (products, bound)
 }
 
 /// Refuses a product whose output cannot fit in memory before anything is
-/// allocated (a failed allocation aborts): row by row, at most
-/// min(products, columns) nonzeros, held twice (chunks, then the result),
-/// plus a dense accumulator row per thread.
-fn check_output_fits(op: &'static str, a: &Csr, b: &Csr, d: DType) -> Result<()> {
+/// allocated (a failed allocation aborts): at most `bound` nonzeros, held
+/// twice (chunks, then the result), plus a dense accumulator row per
+/// thread.
+fn check_output_fits(op: &'static str, a: &Csr, b: &Csr, d: DType, bound: f64) -> Result<()> {
     let (ad, bd) = (&a.data, &b.data);
     let n = bd.ncols as f64;
-    let mut nnz = 0f64;
-    for i in 0..ad.nrows {
-        let products: usize = ad.indices[ad.indptr[i]..ad.indptr[i + 1]]
-            .iter()
-            .map(|&k| bd.indptr[k as usize + 1] - bd.indptr[k as usize])
-            .sum();
-        nnz += (products as f64).min(n);
-    }
     let per = (d.size() + 4) as f64;
     let threads = crate::cpu::threads() as f64;
-    let bytes = 2.0 * nnz * per + (ad.nrows as f64 + 1.0) * 8.0 + threads * n * per;
+    let bytes = 2.0 * bound * per + (ad.nrows as f64 + 1.0) * 8.0 + threads * n * per;
     crate::limits::check_bytes(op, bytes, &[ad.nrows, bd.ncols], d)
+}
+
+/// A CSR matrix times a CSR matrix ([`crate::op::Library::SparseSparse`]):
+/// both operands in one dtype, the product delivered through a slot (its
+/// number of entries is known only once computed).
+#[derive(Debug)]
+pub struct SpGemm {
+    a: Csr,
+    b: Csr,
+    /// Multiply-adds.
+    products: usize,
+    /// Upper bound of the product's stored entries.
+    bound: f64,
+    product: Arc<Product>,
+}
+
+impl SpGemm {
+    /// The operands' arrays (one dtype).
+    pub(crate) fn parts(&self) -> (&Arc<CsrData>, &Arc<CsrData>) {
+        (&self.a.data, &self.b.data)
+    }
+
+    /// The dtype the product computes in (both operands').
+    pub fn dtype(&self) -> DType {
+        self.a.dtype()
+    }
+
+    /// Upper bound of the product's stored entries.
+    pub(crate) fn bound(&self) -> f64 {
+        self.bound
+    }
+
+    /// Hands the computed product to the caller; returns its row pointers
+    /// as the call's output (int64, row-major).
+    pub(crate) fn deliver(&self, c: Csr) -> Result<Value> {
+        let ptr: Vec<i64> = c.data.indptr.iter().map(|&p| p as i64).collect();
+        let value = Value {
+            buffer: Arc::new(Buffer::from_elements(&ptr)?),
+            layout: Layout::contiguous(&[ptr.len()]),
+        };
+        // A second run of the same call (never made) would keep the first.
+        let _ = self.product.0.set(c);
+        Ok(value)
+    }
+
+    pub fn name(&self) -> &'static str {
+        OP
+    }
+
+    pub fn key(&self) -> String {
+        format!(
+            "{OP} {:?}x{:?} nnz={}x{} products={} {}",
+            self.a.shape(),
+            self.b.shape(),
+            self.a.nnz(),
+            self.b.nnz(),
+            self.products,
+            self.a.dtype()
+        )
+    }
+
+    pub fn flops(&self) -> f64 {
+        2.0 * self.products as f64
+    }
+
+    pub fn bytes(&self) -> f64 {
+        let per = (4 + self.a.dtype().size()) as f64;
+        ((self.a.nnz() + self.b.nnz()) as f64 + self.bound) * per
+            + ((self.a.nrows() + self.b.nrows()) * 8 + self.a.nrows() * 8) as f64
+    }
+
+    pub fn run_cpu(&self, _inputs: &[Value]) -> Result<Vec<Value>> {
+        let (a, b) = (&self.a.data, &self.b.data);
+        let c = crate::linalg::run_library(OP, |_| {
+            Ok(match (&a.values, &b.values) {
+                (Values::F32(av), Values::F32(bv)) => spgemm_typed(a, av, b, bv),
+                (Values::F64(av), Values::F64(bv)) => spgemm_typed(a, av, b, bv),
+                _ => return Err(Error::internal(OP, "operands of two dtypes")),
+            })
+        })?;
+        self.deliver(c).map(|v| vec![v])
+    }
 }
 
 /// Per-thread dense accumulator of one output row. Between rows every

@@ -197,6 +197,25 @@ fn kernel_families_for_oclgrind() {
         let sp = crossover::sparse::Csr::random(40, 66, 0.05, 8, DType::F32).unwrap();
         let y = sp.matmul_dense(&q).unwrap();
         assert_eq!(y.to_vec_f64().unwrap().len(), 40 * 17);
+        // A sparse-sparse product (count, then fill; two work-groups of
+        // rows, empty rows among them), against the dense product.
+        let sq = crossover::sparse::Csr::random(300, 40, 0.05, 11, DType::F32).unwrap();
+        let c = sq.matmul(&sp).unwrap();
+        assert!(c.nnz() > 0);
+        let want = sq
+            .to_dense()
+            .unwrap()
+            .matmul(&sp.to_dense().unwrap())
+            .unwrap()
+            .to_vec_f64()
+            .unwrap();
+        assert_close(
+            &c.to_dense().unwrap().to_vec_f64().unwrap(),
+            &want,
+            1e-6,
+            1e-6,
+            "spgemm",
+        );
         // Scans: one line cut into chunks (three stages), and a
         // transposed view along its middle axis (two other axes).
         let (l, xl) = array(&[1000], DType::F64, 10, -1.0, 1.0);
@@ -715,9 +734,14 @@ fn calibration_measures_the_opencl_device() {
     let small = f32_curve.seconds(2.0 * 64f64.powi(3));
     let large = f32_curve.seconds(2.0 * 256f64.powi(3));
     assert!(small > 0.0 && large > small, "{f32_curve:?}");
-    // The FFT and scan curves: two measured sizes each (they ran on the
-    // device: a declined op would have no library kernel on it).
-    for (op, dtype) in [("fft", "complex64"), ("cumsum", "float32")] {
+    // The FFT, scan and sparse-product curves: two measured sizes each
+    // (they ran on the device: a declined op would have no library kernel
+    // on it).
+    for (op, dtype) in [
+        ("fft", "complex64"),
+        ("cumsum", "float32"),
+        ("sparse_matmul", "float64"),
+    ] {
         let c = measured
             .curves
             .iter()

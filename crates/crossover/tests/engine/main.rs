@@ -22,4 +22,5 @@ mod placement;
 mod random;
 mod reductions;
 mod small_ints;
+mod sparse_products;
 mod views;

@@ -19,6 +19,7 @@ pub mod matcopy;
 pub mod params;
 mod reduce;
 pub mod scan;
+mod spgemm;
 mod spmm;
 
 pub use dialect::{prelude, Dialect, Features};
@@ -77,6 +78,9 @@ pub enum Kind {
     Gemm { dtype: DType },
     /// The core's CSR-times-dense product ([`spmm`]); no program either.
     Spmm { dtype: DType },
+    /// The core's CSR-times-CSR product ([`spgemm`]: count, then fill); no
+    /// program.
+    Spgemm { dtype: DType },
     /// The core's batched matrix copy ([`matcopy`]: packs, transposes,
     /// triangles, identities around vendor solvers); no program.
     MatCopy { dtype: DType },
@@ -147,6 +151,15 @@ impl Variant {
         Variant {
             program: "spmm".into(),
             kind: Kind::Spmm { dtype },
+            ..Variant::gemm(dtype)
+        }
+    }
+
+    /// The CSR-times-CSR product of `dtype` values.
+    pub fn spgemm(dtype: DType) -> Variant {
+        Variant {
+            program: "spgemm".into(),
+            kind: Kind::Spgemm { dtype },
             ..Variant::gemm(dtype)
         }
     }
@@ -241,6 +254,12 @@ impl Variant {
                 );
                 return l;
             }
+            Kind::Spgemm { .. } => {
+                // Rows of `c`, columns of `b` (no column reaches it) and
+                // non-zeros of `a` (the scratch's half).
+                ints(&mut l, &[Param::Rows, Param::Cols, Param::Inner]);
+                return l;
+            }
             Kind::MatCopy { .. } => {
                 ints(&mut l, &MATRIX);
                 l.push(Param::Triangle, Slot::I64);
@@ -324,6 +343,7 @@ impl Variant {
             } => reduce::render(self, program, &id, ops, outputs, *strategy, &mut body),
             Kind::Gemm { dtype } => gemm::render(&id, *dtype, &mut body),
             Kind::Spmm { dtype } => spmm::render(&id, *dtype, &mut body),
+            Kind::Spgemm { dtype } => spgemm::render(&id, *dtype, &mut body),
             Kind::MatCopy { dtype } => matcopy::render(&id, *dtype, &mut body),
             Kind::Scan {
                 kind,
@@ -347,9 +367,10 @@ impl Variant {
     /// Whether the device needs double precision for this variant.
     pub fn needs_fp64(&self, program: &Program) -> bool {
         match self.kind {
-            Kind::Gemm { dtype } | Kind::Spmm { dtype } | Kind::MatCopy { dtype } => {
-                dtype == DType::F64
-            }
+            Kind::Gemm { dtype }
+            | Kind::Spmm { dtype }
+            | Kind::Spgemm { dtype }
+            | Kind::MatCopy { dtype } => dtype == DType::F64,
             // Floats accumulate in double precision.
             Kind::Scan { dtype, .. } => dtype.is_float(),
             Kind::Fft { precision, .. } => precision == DType::F64,
