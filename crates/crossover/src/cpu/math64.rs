@@ -7,8 +7,9 @@
 //! AVX2 has (no i64 <-> f64 conversions): exponents are read and 2^k built
 //! through the bits of `v + 1.5 * 2^52`.
 //!
-//! Accuracy (tests compare with libm over large point sets): exp, log, sin
-//! and cos are within 1 ulp of libm's result, tan and pow within 2.
+//! Accuracy (tests compare with libm over large point sets): exp, exp2,
+//! log, log2, sin and cos are within 1 ulp of libm's result, tan, pow and
+//! log10 within 2 (glibc's log10 is itself up to 2 ulp off).
 //! Algorithms and coefficients: exp is SLEEF's `xexp` (its degree-11
 //! minimax polynomial); log, sin, cos and tan are fdlibm's `e_log.c`,
 //! `k_sin.c`, `k_cos.c` and `k_tan.c` (Sun Microsystems, also in musl) with
@@ -16,7 +17,8 @@
 //! three-part Cody-Waite split of pi/2, exact for |x| < 2^20 pi/2, and
 //! larger arguments are fixed up by libm after the vector loop
 //! (`trig_slice_f64!`). pow evaluates log|x| in double-double (the atanh
-//! series) and e^(y log|x|) from the double-double product.
+//! series) and e^(y log|x|) from the double-double product; log2 and log10
+//! scale the same double-double log (exact at powers of 2 and 10).
 
 // Coefficients are quoted exactly as published.
 #![allow(clippy::excessive_precision)]
@@ -295,6 +297,48 @@ pub fn tan_f64(x_in: f64) -> f64 {
     } else {
         v
     }
+}
+
+/// `log(x) * (c_hi + c_lo)` from the double-double log, with log's special
+/// values: log2 and log10 exact at powers of 2 and 10.
+#[inline(always)]
+fn log_times(x: f64, c_hi: f64, c_lo: f64) -> f64 {
+    let (h, l) = log_dd(x);
+    let p = h * c_hi;
+    let v = p + (h.mul_add(c_hi, -p) + h.mul_add(c_lo, l * c_hi));
+    let v = if x == f64::INFINITY { x } else { v };
+    let v = if x == 0.0 { f64::NEG_INFINITY } else { v };
+    if x < 0.0 || x.is_nan() {
+        f64::NAN
+    } else {
+        v
+    }
+}
+
+/// Base-2 logarithm, within 1 ulp of libm.
+#[inline(always)]
+pub fn log2_f64(x: f64) -> f64 {
+    log_times(x, std::f64::consts::LOG2_E, 2.0355273740931033e-17)
+}
+
+/// Base-10 logarithm, within 1 ulp of libm.
+#[inline(always)]
+pub fn log10_f64(x: f64) -> f64 {
+    log_times(x, std::f64::consts::LOG10_E, 1.098319650216765e-17)
+}
+
+/// 2^x, within 1 ulp of libm; exact at integers.
+#[inline(always)]
+pub fn exp2_f64(x: f64) -> f64 {
+    const LN2_TAIL: f64 = 2.3190468138462996e-17; // ln 2 - LN_2
+    let xc = x.clamp(-1076.0, 1025.0);
+    let n = (xc + ROUND_MAGIC) - ROUND_MAGIC;
+    let f = xc - n;
+    // f ln 2 in double-double; the low part scales the result.
+    let r = f * std::f64::consts::LN_2;
+    let rl = f.mul_add(std::f64::consts::LN_2, -r) + f * LN2_TAIL;
+    let v = exp_kernel(r);
+    scale2(v.mul_add(rl, v), n)
 }
 
 /// Applies a trig function over a slice, fixing up huge arguments with

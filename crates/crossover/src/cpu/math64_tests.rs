@@ -335,3 +335,73 @@ fn pow_special_cases_match_c() {
         );
     }
 }
+
+#[test]
+fn log2_exp2_within_1_ulp_log10_within_2() {
+    for xs in [
+        gen(40, |g| f64::from_bits(g.next() >> 1)),
+        gen(41, |g| g.uniform(0.5, 2.0)),
+        gen(42, |g| g.uniform(0.999, 1.001)),
+    ] {
+        check("log2", 1, log2_f64, f64::log2, xs.clone());
+        // glibc's log10 is not correctly rounded (2 ulp from it at
+        // 1.0716822413567966, where this one is).
+        check("log10", 2, log10_f64, f64::log10, xs);
+    }
+    check(
+        "exp2",
+        1,
+        exp2_f64,
+        f64::exp2,
+        gen(43, |g| g.uniform(-1075.0, 1024.0)),
+    );
+    check(
+        "exp2",
+        1,
+        exp2_f64,
+        f64::exp2,
+        gen(44, |g| g.uniform(-1.0, 1.0)),
+    );
+    check(
+        "exp2",
+        1,
+        exp2_f64,
+        f64::exp2,
+        gen(45, |g| g.log_uniform(-1074.0, 0.0, true)),
+    );
+    for k in -1074..1024 {
+        let p = (k as f64).exp2();
+        assert_eq!(log2_f64(p), k as f64, "log2(2^{k})");
+        assert_eq!(exp2_f64(k as f64), p, "exp2({k})");
+    }
+    for k in -307..309 {
+        let p: f64 = format!("1e{k}").parse().unwrap();
+        assert_eq!(log10_f64(p), p.log10(), "log10(1e{k})");
+    }
+    for x in SPECIAL {
+        assert!(
+            c_like(log2_f64(x), x.log2(), 1),
+            "log2({x}) = {}",
+            log2_f64(x)
+        );
+        assert!(
+            c_like(log10_f64(x), x.log10(), 1),
+            "log10({x}) = {}",
+            log10_f64(x)
+        );
+        assert!(
+            c_like(exp2_f64(x), x.exp2(), 1),
+            "exp2({x}) = {}",
+            exp2_f64(x)
+        );
+    }
+    for x in [
+        1024.0, 1025.0, -1074.0, -1075.0, -1076.0, 1e300, -1e300, 1023.999,
+    ] {
+        assert!(
+            c_like(exp2_f64(x), x.exp2(), 1),
+            "exp2({x}) = {}",
+            exp2_f64(x)
+        );
+    }
+}
