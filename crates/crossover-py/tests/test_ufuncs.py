@@ -203,7 +203,8 @@ def test_float64_transcendentals_within_one_ulp_of_libm(name, tol, rng):
     a = _float64_inputs(name, rng)
     got = np.asarray(getattr(np, name)(xo.asarray(a)))
     assert got.dtype == np.float64
-    want = _libm(name)(a)
+    with np.errstate(all="ignore"):
+        want = _libm(name)(a)
     special = ~np.isfinite(want) | (want == 0)
     same = (got.view(np.int64) == want.view(np.int64)) | (np.isnan(got) & np.isnan(want))
     assert same[special].all(), list(zip(a[special & ~same], got[special & ~same]))[:5]
@@ -227,10 +228,15 @@ def test_float64_power_matches_c_on_special_values_and_within_two_ulp(rng):
         want = np.power(x, y)
     got = np.asarray(np.power(xo.asarray(x), xo.asarray(y)))
     assert got.dtype == np.float64
-    exact = ~np.isfinite(want) | (want == 0) | (np.abs(want) == 1)
-    bits = np.abs(got.view(np.int64) - want.view(np.int64))
-    same = np.where(exact, bits == 0, bits <= 2) | (np.isnan(got) & np.isnan(want))
-    assert same.all(), list(zip(x[~same], y[~same], got[~same], want[~same]))[:5]
+    # Special results and inputs bit for bit with NumPy; the rest within 2
+    # ulp of libm (NumPy's SVML pow is not correctly rounded either: it gives
+    # 1.0 for (1 - 2^-52)^-0.5, libm and crossover 1 + 2^-52).
+    unit = (np.abs(x) == 1) | (x == 0) | ~np.isfinite(x) | (y == 0) | ~np.isfinite(y)
+    exact = ~np.isfinite(want) | (want == 0) | unit
+    same = (got.view(np.int64) == want.view(np.int64)) | (np.isnan(got) & np.isnan(want))
+    assert same[exact].all(), list(zip(x[exact & ~same], y[exact & ~same], got[exact & ~same]))[:5]
+    libm = np.vectorize(pow, otypes=[np.float64])(x[~exact], y[~exact])
+    assert _ulps64(got[~exact], libm).max() <= 2
     # Ordinary values, with results across the whole range (bases near 1
     # with huge exponents need log|x| in extended precision).
     a = np.concatenate([10 ** rng.uniform(-300, 300, 3000), 1 + rng.uniform(-1e-3, 1e-3, 2000)])
