@@ -14,7 +14,7 @@ pub use super::regs::Data;
 use super::regs::{read_val, val_of};
 pub(crate) use super::regs::{FromData, Val};
 use super::simd::simd_dispatch;
-use super::{math, math_wide};
+use super::{math, math64, math_wide};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, Reg};
@@ -546,7 +546,7 @@ fn unary<T: Num + UnaryFloat>(op: UnaryOp, x: Arg<'_, T>, out: &mut [T]) {
 }
 
 /// Float-only unary functions, at slice level (f32 uses the vectorised
-/// polynomials of [`math`]).
+/// polynomials of [`math`], f64 those of [`math64`]).
 pub trait UnaryFloat: Sized {
     fn unary_float(op: UnaryOp, x: Arg<'_, Self>, out: &mut [Self]);
 }
@@ -621,29 +621,53 @@ impl UnaryFloat for f32 {
 impl UnaryFloat for f64 {
     #[inline(always)]
     fn unary_float(op: UnaryOp, x: Arg<'_, f64>, out: &mut [f64]) {
-        // f64 uses libm (within 1 ulp; not vectorised).
+        let splat;
+        let src: &[f64] = match x {
+            Arg::Slice(s) => s,
+            Arg::Splat(v) => {
+                splat = [v];
+                &splat
+            }
+        };
+        let n = src.len();
+        let out_n = &mut out[..n];
+        // Called in the loop body, as for f32 (a `fn` item passed to `map1`
+        // loses the caller's FMA and AVX features).
+        macro_rules! each {
+            ($f:path) => {
+                for (o, &v) in out_n.iter_mut().zip(src) {
+                    *o = $f(v);
+                }
+            };
+        }
         match op {
-            UnaryOp::Sqrt => map1(x, out, f64::sqrt),
-            UnaryOp::Exp => map1(x, out, f64::exp),
-            UnaryOp::Log => map1(x, out, f64::ln),
-            UnaryOp::Tanh => map1(x, out, f64::tanh),
-            UnaryOp::Sin => map1(x, out, f64::sin),
-            UnaryOp::Cos => map1(x, out, f64::cos),
-            UnaryOp::Tan => map1(x, out, f64::tan),
-            UnaryOp::Log1p => map1(x, out, f64::ln_1p),
-            UnaryOp::Expm1 => map1(x, out, f64::exp_m1),
-            UnaryOp::Log10 => map1(x, out, f64::log10),
-            UnaryOp::Log2 => map1(x, out, f64::log2),
-            UnaryOp::Exp2 => map1(x, out, f64::exp2),
-            UnaryOp::Arcsin => map1(x, out, f64::asin),
-            UnaryOp::Arccos => map1(x, out, f64::acos),
-            UnaryOp::Arctan => map1(x, out, f64::atan),
-            UnaryOp::Sinh => map1(x, out, f64::sinh),
-            UnaryOp::Cosh => map1(x, out, f64::cosh),
-            UnaryOp::Arcsinh => map1(x, out, libm::asinh),
-            UnaryOp::Arccosh => map1(x, out, libm::acosh),
-            UnaryOp::Arctanh => map1(x, out, libm::atanh),
+            UnaryOp::Sqrt => each!(f64::sqrt),
+            // The vectorised functions of [`math64`] (within 1-2 ulp of libm).
+            UnaryOp::Exp => each!(math64::exp_f64),
+            UnaryOp::Log => each!(math64::log_f64),
+            UnaryOp::Exp2 => each!(math64::exp2_f64),
+            UnaryOp::Log2 => each!(math64::log2_f64),
+            UnaryOp::Log10 => each!(math64::log10_f64),
+            UnaryOp::Sin => math64::trig_slice_f64!(src, out_n, math64::sin_f64, f64::sin),
+            UnaryOp::Cos => math64::trig_slice_f64!(src, out_n, math64::cos_f64, f64::cos),
+            UnaryOp::Tan => math64::trig_slice_f64!(src, out_n, math64::tan_f64, f64::tan),
+            // libm (within 1 ulp; not vectorised).
+            UnaryOp::Tanh => map1(Arg::Slice(src), out_n, f64::tanh),
+            UnaryOp::Log1p => map1(Arg::Slice(src), out_n, f64::ln_1p),
+            UnaryOp::Expm1 => map1(Arg::Slice(src), out_n, f64::exp_m1),
+            UnaryOp::Arcsin => map1(Arg::Slice(src), out_n, f64::asin),
+            UnaryOp::Arccos => map1(Arg::Slice(src), out_n, f64::acos),
+            UnaryOp::Arctan => map1(Arg::Slice(src), out_n, f64::atan),
+            UnaryOp::Sinh => map1(Arg::Slice(src), out_n, f64::sinh),
+            UnaryOp::Cosh => map1(Arg::Slice(src), out_n, f64::cosh),
+            UnaryOp::Arcsinh => map1(Arg::Slice(src), out_n, libm::asinh),
+            UnaryOp::Arccosh => map1(Arg::Slice(src), out_n, libm::acosh),
+            UnaryOp::Arctanh => map1(Arg::Slice(src), out_n, libm::atanh),
             _ => unreachable!("not a float function: {}", op.name()),
+        }
+        if n == 1 && out.len() > 1 {
+            let v = out[0];
+            out.iter_mut().for_each(|o| *o = v);
         }
     }
 }

@@ -10,6 +10,7 @@
 //! range reduction runs in f64 (Cody-Waite with fdlibm's 33-bit split of
 //! pi/2, exact for |x| < 2^20); larger arguments take a scalar f64 path.
 //! Polynomials are Cephes' single-precision minimax fits.
+//! The f64 functions are in [`super::math64`].
 
 // Coefficients are quoted exactly as published.
 #![allow(clippy::excessive_precision)]

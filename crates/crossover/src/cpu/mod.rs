@@ -10,6 +10,7 @@ mod complex_special;
 pub mod gather;
 pub mod interp;
 pub mod math;
+pub mod math64;
 pub(crate) mod math_wide;
 pub mod num;
 pub mod reduce;

@@ -332,7 +332,8 @@ macro_rules! float_num {
                     // exp(y*log(x)) would lose digits).
                     super::math::pow_f32(self as f32, o as f32) as $t
                 } else {
-                    (self as f64).powf(o as f64) as $t
+                    // float64: vectorised, log|x| in double-double.
+                    super::math64::pow_f64(self as f64, o as f64) as $t
                 }
             }
             #[inline(always)]
