@@ -563,112 +563,98 @@ macro_rules! no_float_unary {
 }
 no_float_unary!(u8, i32, i64, u64);
 
-impl UnaryFloat for f32 {
-    #[inline(always)]
-    fn unary_float(op: UnaryOp, x: Arg<'_, f32>, out: &mut [f32]) {
+/// The body both float types share: the source as a slice (a splat as one
+/// element, broadcast afterwards) and `out` cut to its length.
+macro_rules! float_unary {
+    ($t:ty, $x:ident, $out:ident, |$src:ident, $dst:ident| $body:expr) => {{
         let splat;
-        let src: &[f32] = match x {
+        let $src: &[$t] = match $x {
             Arg::Slice(s) => s,
             Arg::Splat(v) => {
                 splat = [v];
                 &splat
             }
         };
-        let n = src.len();
-        let out_n = &mut out[..n];
-        // The polynomials are called in the loop body itself, not passed as
-        // `fn` items to `map1`: LLVM compiled the `Fn::call` shim of a fn
-        // item as a separate function without the caller's FMA and AVX
-        // features, which made a lone `exp` 30x slower (software `fmaf`).
-        macro_rules! each {
-            ($f:path) => {
-                for (o, &v) in out_n.iter_mut().zip(src) {
-                    *o = $f(v);
-                }
-            };
+        let n = $src.len();
+        let $dst = &mut $out[..n];
+        $body;
+        if n == 1 && $out.len() > 1 {
+            let v = $out[0];
+            $out.iter_mut().for_each(|o| *o = v);
         }
-        match op {
-            UnaryOp::Sqrt => each!(f32::sqrt),
-            UnaryOp::Exp => each!(math::exp_f32),
-            UnaryOp::Log => each!(math::log_f32),
-            UnaryOp::Log2 => each!(math::log2_f32),
-            UnaryOp::Log10 => each!(math::log10_f32),
-            UnaryOp::Exp2 => each!(math::exp2_f32),
-            UnaryOp::Tanh => each!(math::tanh_f32),
-            UnaryOp::Sin => math::trig_slice!(src, out_n, math::sin_f32, f64::sin),
-            UnaryOp::Cos => math::trig_slice!(src, out_n, math::cos_f32, f64::cos),
-            UnaryOp::Tan => math::trig_slice!(src, out_n, math::tan_f32, f64::tan),
+    }};
+}
+
+/// `dst[i] = f(src[i])`, with `f` called in the loop body itself, not
+/// passed as a `fn` item to `map1`: LLVM compiled the `Fn::call` shim of a
+/// fn item as a separate function without the caller's FMA and AVX
+/// features, which made a lone `exp` 30x slower (software `fmaf`).
+macro_rules! each {
+    ($src:ident, $dst:ident, $f:path) => {
+        for (o, &v) in $dst.iter_mut().zip($src) {
+            *o = $f(v);
+        }
+    };
+}
+
+impl UnaryFloat for f32 {
+    #[inline(always)]
+    fn unary_float(op: UnaryOp, x: Arg<'_, f32>, out: &mut [f32]) {
+        float_unary!(f32, x, out, |s, d| match op {
+            UnaryOp::Sqrt => each!(s, d, f32::sqrt),
+            UnaryOp::Exp => each!(s, d, math::exp_f32),
+            UnaryOp::Log => each!(s, d, math::log_f32),
+            UnaryOp::Log2 => each!(s, d, math::log2_f32),
+            UnaryOp::Log10 => each!(s, d, math::log10_f32),
+            UnaryOp::Exp2 => each!(s, d, math::exp2_f32),
+            UnaryOp::Tanh => each!(s, d, math::tanh_f32),
+            UnaryOp::Sin => math::trig_slice!(f32, s, d, math::sin_f32, f64::sin),
+            UnaryOp::Cos => math::trig_slice!(f32, s, d, math::cos_f32, f64::cos),
+            UnaryOp::Tan => math::trig_slice!(f32, s, d, math::tan_f32, f64::tan),
             // Computed in f64 and rounded once (within 1 ulp; math_wide).
-            UnaryOp::Log1p => each!(math_wide::log1p_f32),
-            UnaryOp::Expm1 => each!(math_wide::expm1_f32),
-            UnaryOp::Arcsin => each!(math_wide::asin_f32),
-            UnaryOp::Arccos => each!(math_wide::acos_f32),
-            UnaryOp::Arctan => each!(math_wide::atan_f32),
-            UnaryOp::Sinh => each!(math_wide::sinh_f32),
-            UnaryOp::Cosh => each!(math_wide::cosh_f32),
-            UnaryOp::Arcsinh => each!(math_wide::asinh_f32),
-            UnaryOp::Arccosh => each!(math_wide::acosh_f32),
-            UnaryOp::Arctanh => each!(math_wide::atanh_f32),
+            UnaryOp::Log1p => each!(s, d, math_wide::log1p_f32),
+            UnaryOp::Expm1 => each!(s, d, math_wide::expm1_f32),
+            UnaryOp::Arcsin => each!(s, d, math_wide::asin_f32),
+            UnaryOp::Arccos => each!(s, d, math_wide::acos_f32),
+            UnaryOp::Arctan => each!(s, d, math_wide::atan_f32),
+            UnaryOp::Sinh => each!(s, d, math_wide::sinh_f32),
+            UnaryOp::Cosh => each!(s, d, math_wide::cosh_f32),
+            UnaryOp::Arcsinh => each!(s, d, math_wide::asinh_f32),
+            UnaryOp::Arccosh => each!(s, d, math_wide::acosh_f32),
+            UnaryOp::Arctanh => each!(s, d, math_wide::atanh_f32),
             _ => unreachable!("not a float function: {}", op.name()),
-        }
-        if n == 1 && out.len() > 1 {
-            let v = out[0];
-            out.iter_mut().for_each(|o| *o = v);
-        }
+        })
     }
 }
 
 impl UnaryFloat for f64 {
     #[inline(always)]
     fn unary_float(op: UnaryOp, x: Arg<'_, f64>, out: &mut [f64]) {
-        let splat;
-        let src: &[f64] = match x {
-            Arg::Slice(s) => s,
-            Arg::Splat(v) => {
-                splat = [v];
-                &splat
-            }
-        };
-        let n = src.len();
-        let out_n = &mut out[..n];
-        // Called in the loop body, as for f32 (a `fn` item passed to `map1`
-        // loses the caller's FMA and AVX features).
-        macro_rules! each {
-            ($f:path) => {
-                for (o, &v) in out_n.iter_mut().zip(src) {
-                    *o = $f(v);
-                }
-            };
-        }
-        match op {
-            UnaryOp::Sqrt => each!(f64::sqrt),
+        float_unary!(f64, x, out, |s, d| match op {
+            UnaryOp::Sqrt => each!(s, d, f64::sqrt),
             // The vectorised functions of [`math64`] (within 1-2 ulp of libm).
-            UnaryOp::Exp => each!(math64::exp_f64),
-            UnaryOp::Log => each!(math64::log_f64),
-            UnaryOp::Exp2 => each!(math64::exp2_f64),
-            UnaryOp::Log2 => each!(math64::log2_f64),
-            UnaryOp::Log10 => each!(math64::log10_f64),
-            UnaryOp::Sin => math64::trig_slice_f64!(src, out_n, math64::sin_f64, f64::sin),
-            UnaryOp::Cos => math64::trig_slice_f64!(src, out_n, math64::cos_f64, f64::cos),
-            UnaryOp::Tan => math64::trig_slice_f64!(src, out_n, math64::tan_f64, f64::tan),
+            UnaryOp::Exp => each!(s, d, math64::exp_f64),
+            UnaryOp::Log => each!(s, d, math64::log_f64),
+            UnaryOp::Exp2 => each!(s, d, math64::exp2_f64),
+            UnaryOp::Log2 => each!(s, d, math64::log2_f64),
+            UnaryOp::Log10 => each!(s, d, math64::log10_f64),
+            UnaryOp::Sin => math::trig_slice!(f64, s, d, math64::sin_f64, f64::sin),
+            UnaryOp::Cos => math::trig_slice!(f64, s, d, math64::cos_f64, f64::cos),
+            UnaryOp::Tan => math::trig_slice!(f64, s, d, math64::tan_f64, f64::tan),
             // libm (within 1 ulp; not vectorised).
-            UnaryOp::Tanh => map1(Arg::Slice(src), out_n, f64::tanh),
-            UnaryOp::Log1p => map1(Arg::Slice(src), out_n, f64::ln_1p),
-            UnaryOp::Expm1 => map1(Arg::Slice(src), out_n, f64::exp_m1),
-            UnaryOp::Arcsin => map1(Arg::Slice(src), out_n, f64::asin),
-            UnaryOp::Arccos => map1(Arg::Slice(src), out_n, f64::acos),
-            UnaryOp::Arctan => map1(Arg::Slice(src), out_n, f64::atan),
-            UnaryOp::Sinh => map1(Arg::Slice(src), out_n, f64::sinh),
-            UnaryOp::Cosh => map1(Arg::Slice(src), out_n, f64::cosh),
-            UnaryOp::Arcsinh => map1(Arg::Slice(src), out_n, libm::asinh),
-            UnaryOp::Arccosh => map1(Arg::Slice(src), out_n, libm::acosh),
-            UnaryOp::Arctanh => map1(Arg::Slice(src), out_n, libm::atanh),
+            UnaryOp::Tanh => map1(Arg::Slice(s), d, f64::tanh),
+            UnaryOp::Log1p => map1(Arg::Slice(s), d, f64::ln_1p),
+            UnaryOp::Expm1 => map1(Arg::Slice(s), d, f64::exp_m1),
+            UnaryOp::Arcsin => map1(Arg::Slice(s), d, f64::asin),
+            UnaryOp::Arccos => map1(Arg::Slice(s), d, f64::acos),
+            UnaryOp::Arctan => map1(Arg::Slice(s), d, f64::atan),
+            UnaryOp::Sinh => map1(Arg::Slice(s), d, f64::sinh),
+            UnaryOp::Cosh => map1(Arg::Slice(s), d, f64::cosh),
+            UnaryOp::Arcsinh => map1(Arg::Slice(s), d, libm::asinh),
+            UnaryOp::Arccosh => map1(Arg::Slice(s), d, libm::acosh),
+            UnaryOp::Arctanh => map1(Arg::Slice(s), d, libm::atanh),
             _ => unreachable!("not a float function: {}", op.name()),
-        }
-        if n == 1 && out.len() > 1 {
-            let v = out[0];
-            out.iter_mut().for_each(|o| *o = v);
-        }
+        })
     }
 }
 

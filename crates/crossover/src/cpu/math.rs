@@ -264,23 +264,25 @@ pub fn pow_f32(x: f32, y: f32) -> f32 {
     (if one { 1.0 } else { r }) as f32
 }
 
-/// Applies a trig function over a slice, fixing up huge arguments with the
-/// scalar f64 path after the vector loop. A macro, so that `$fast` is
-/// called in the loop body: passed as a `fn` item to a generic function, its
-/// `Fn::call` shim was compiled without the caller's FMA and AVX features
-/// (software `fmaf`: float32 sin of 1,000 elements took 23 us, not 1).
+/// Applies a trig function over a slice of `$t` (f32 or f64), fixing up
+/// arguments beyond [`TRIG_FAST_LIMIT`] with the scalar f64 path `$exact`
+/// after the vector loop. A macro, so that `$fast` is called in the loop
+/// body: passed as a `fn` item to a generic function, its `Fn::call` shim
+/// was compiled without the caller's FMA and AVX features (software
+/// `fmaf`: float32 sin of 1,000 elements took 23 us, not 1).
 macro_rules! trig_slice {
-    ($src:expr, $dst:expr, $fast:path, $exact:path) => {{
-        let (src, dst): (&[f32], &mut [f32]) = ($src, $dst);
+    ($t:ty, $src:expr, $dst:expr, $fast:path, $exact:path) => {{
+        let (src, dst): (&[$t], &mut [$t]) = ($src, $dst);
+        let limit = $crate::cpu::math::TRIG_FAST_LIMIT as $t;
         let mut big = 0u32;
         for (d, &x) in dst.iter_mut().zip(src) {
             *d = $fast(x);
-            big |= (x.abs() > $crate::cpu::math::TRIG_FAST_LIMIT) as u32;
+            big |= (x.abs() > limit) as u32;
         }
         if big != 0 {
             for (d, &x) in dst.iter_mut().zip(src) {
-                if x.abs() > $crate::cpu::math::TRIG_FAST_LIMIT {
-                    *d = $exact(x as f64) as f32;
+                if x.abs() > limit {
+                    *d = $exact(x as f64) as $t;
                 }
             }
         }
@@ -401,7 +403,7 @@ pub(super) mod tests {
     fn huge_trig_arguments_take_the_exact_path() {
         let src = [1e7f32, -3e20, 0.5, f32::INFINITY, f32::NAN];
         let mut dst = [0f32; 5];
-        trig_slice!(&src, &mut dst, sin_f32, f64::sin);
+        trig_slice!(f32, &src, &mut dst, sin_f32, f64::sin);
         for (i, &x) in src.iter().enumerate().take(3) {
             assert!(ulp_diff(dst[i], (x as f64).sin()) <= 1.0, "{x}");
         }

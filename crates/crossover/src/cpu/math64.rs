@@ -16,16 +16,16 @@
 //! the branches turned into selects; trig range reduction is fdlibm's
 //! three-part Cody-Waite split of pi/2, exact for |x| < 2^20 pi/2, and
 //! larger arguments are fixed up by libm after the vector loop
-//! (`trig_slice_f64!`). pow evaluates log|x| in double-double (the atanh
+//! (`math::trig_slice!`). pow evaluates log|x| in double-double (the atanh
 //! series) and e^(y log|x|) from the double-double product; log2 and log10
 //! scale the same double-double log (exact at powers of 2 and 10).
 
 // Coefficients are quoted exactly as published.
 #![allow(clippy::excessive_precision)]
 
-/// Beyond this |x|, sin/cos/tan take libm's path (fdlibm's three-part
-/// reduction is exact while the quadrant count fits 20 bits).
-pub const TRIG_FAST_LIMIT_F64: f64 = 1.0e6;
+// Beyond |x| = 1e6 (`math::TRIG_FAST_LIMIT`, shared with float32),
+// sin/cos/tan take libm's path: fdlibm's three-part reduction is exact
+// while the quadrant count fits 20 bits.
 
 const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
 const TWO_52: f64 = 4_503_599_627_370_496.0;
@@ -207,7 +207,7 @@ fn flip_sign_if(v: f64, bit: u32) -> f64 {
     f64::from_bits(v.to_bits() ^ ((bit as u64) << 63))
 }
 
-/// sin and cos of `x` together (fast path; see [`TRIG_FAST_LIMIT_F64`]).
+/// sin and cos of `x` together (fast path; see [`super::math::TRIG_FAST_LIMIT`]).
 #[inline(always)]
 pub fn sincos_f64(x: f64) -> (f64, f64) {
     let (y0, y1, q) = rem_pio2(x);
@@ -340,29 +340,6 @@ pub fn exp2_f64(x: f64) -> f64 {
     let v = exp_kernel(r);
     scale2(v.mul_add(rl, v), n)
 }
-
-/// Applies a trig function over a slice, fixing up huge arguments with
-/// libm after the vector loop. A macro, so that `$fast` is called in the
-/// loop body: passed as a `fn` item to a generic function, its `Fn::call`
-/// shim can be compiled without the caller's FMA and AVX features.
-macro_rules! trig_slice_f64 {
-    ($src:expr, $dst:expr, $fast:path, $exact:path) => {{
-        let (src, dst): (&[f64], &mut [f64]) = ($src, $dst);
-        let mut big = 0u64;
-        for (d, &x) in dst.iter_mut().zip(src) {
-            *d = $fast(x);
-            big |= (x.abs() > $crate::cpu::math64::TRIG_FAST_LIMIT_F64) as u64;
-        }
-        if big != 0 {
-            for (d, &x) in dst.iter_mut().zip(src) {
-                if x.abs() > $crate::cpu::math64::TRIG_FAST_LIMIT_F64 {
-                    *d = $exact(x);
-                }
-            }
-        }
-    }};
-}
-pub(crate) use trig_slice_f64;
 
 #[inline(always)]
 fn two_sum(a: f64, b: f64) -> (f64, f64) {
