@@ -182,15 +182,21 @@ pub fn on_every_engine_lenient(body: impl Fn(&TestEngine)) {
 /// Deterministic pseudo-random values in [lo, hi) (xorshift; independent of
 /// the engine's own generator, never all zero).
 pub fn values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            lo + (hi - lo) * ((s >> 11) as f64 / (1u64 << 53) as f64)
-        })
+    xorshift(seed)
+        .take(n)
+        .map(|s| lo + (hi - lo) * ((s >> 11) as f64 / (1u64 << 53) as f64))
         .collect()
+}
+
+/// The xorshift stream behind [`values`] (and the integer tests' values).
+pub fn xorshift(seed: u64) -> impl Iterator<Item = u64> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    std::iter::repeat_with(move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    })
 }
 
 /// An array of `dtype` with values in [lo, hi), and its values as f64 (after

@@ -11,12 +11,9 @@ const SIZES: &[usize] = &[1, 2047, 2049, 5000];
 
 /// Deterministic integers covering the whole range of a dtype (as i128).
 fn ints(n: usize, seed: u64, lo: i128, hi: i128) -> Vec<i128> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
+    xorshift(seed)
+        .take(n)
+        .map(|s| {
             let span = (hi - lo + 1) as u128;
             let v = lo + ((s as u128 * 0x2545_F491_4F6C_DD1D) % span) as i128;
             // Never zero (divisors, products).
@@ -47,6 +44,24 @@ fn mulw(p: i128, q: i128) -> i128 {
     (p as u128).wrapping_mul(q as u128) as u64 as i128
 }
 
+/// Expands `$of!(rust type)` for the integer dtype `$d` (the match both
+/// `make` and `read` need); other dtypes take `$other`.
+macro_rules! per_int_dtype {
+    ($d:expr, $of:ident, $other:pat => $fallback:expr) => {
+        match $d {
+            DType::I8 => $of!(i8),
+            DType::I16 => $of!(i16),
+            DType::I32 => $of!(i32),
+            DType::I64 => $of!(i64),
+            DType::U8 => $of!(u8),
+            DType::U16 => $of!(u16),
+            DType::U32 => $of!(u32),
+            DType::U64 => $of!(u64),
+            $other => $fallback,
+        }
+    };
+}
+
 /// Builds an array of dtype `d` from exact values (which must fit).
 fn make(d: DType, v: &[i128], shape: &[usize]) -> Array {
     macro_rules! of {
@@ -57,18 +72,7 @@ fn make(d: DType, v: &[i128], shape: &[usize]) -> Array {
             )
         };
     }
-    match d {
-        DType::I8 => of!(i8),
-        DType::I16 => of!(i16),
-        DType::I32 => of!(i32),
-        DType::I64 => of!(i64),
-        DType::U8 => of!(u8),
-        DType::U16 => of!(u16),
-        DType::U32 => of!(u32),
-        DType::U64 => of!(u64),
-        _ => unreachable!(),
-    }
-    .unwrap()
+    per_int_dtype!(d, of, d => panic!("not an integer dtype: {d}")).unwrap()
 }
 
 /// The values of an integer array, exactly.
@@ -82,15 +86,7 @@ fn read(a: &Array) -> Vec<i128> {
                 .collect()
         };
     }
-    match a.dtype() {
-        DType::I8 => of!(i8),
-        DType::I16 => of!(i16),
-        DType::I32 => of!(i32),
-        DType::I64 => of!(i64),
-        DType::U8 => of!(u8),
-        DType::U16 => of!(u16),
-        DType::U32 => of!(u32),
-        DType::U64 => of!(u64),
+    per_int_dtype!(a.dtype(), of, d => match d {
         DType::Bool => a
             .to_vec::<bool>()
             .unwrap()
@@ -98,7 +94,7 @@ fn read(a: &Array) -> Vec<i128> {
             .map(|x| x as i128)
             .collect(),
         d => panic!("not an integer dtype: {d}"),
-    }
+    })
 }
 
 const SMALL: [DType; 6] = [
