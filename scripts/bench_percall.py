@@ -24,6 +24,7 @@ for n in (1000, 100_000):
       "np.asarray(xo.exp(xa))": med(lambda: np.asarray(xo.exp(xa)), k),
       "a**0.5": med(lambda: a**0.5, k),
       "np.asarray(xa**0.5)": med(lambda: np.asarray(xa**0.5), k),
+      "np.asarray(xo.add(a, b))": med(lambda: np.asarray(xo.add(a, b)), k),
       "a.sum()": med(lambda: a.sum(), k),
       "np.asarray(xa.sum())": med(lambda: np.asarray(xa.sum()), k),
     }

@@ -10,6 +10,11 @@ mod report;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// The Python module's allocator too, so the CLI's figures match what
+/// Python users get (small evaluations allocate a few dozen blocks each).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// crossover: NumPy-style array math, fused and placed where it is fastest.
 #[derive(Parser)]
 #[command(name = "crossover", version, about)]

@@ -23,6 +23,11 @@ use std::time::Duration;
 /// thread (about a millisecond of work, not worth a thread start).
 const INLINE_POINTS: usize = 1 << 20;
 
+/// Evaluations with fewer pending elements than this, and no library call,
+/// keep the GIL: they take microseconds, about what handing the GIL over
+/// and back costs (NumPy keeps it for small loops too).
+const KEEP_GIL_POINTS: usize = 1 << 15;
+
 /// How often the waiting main thread lets Python handle signals.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -33,8 +38,11 @@ pub fn compute(py: Python<'_>, arrays: &[Array]) -> PyResult<()> {
     if arrays.iter().all(|a| a.is_ready()) {
         return Ok(());
     }
-    let big = crossover::graph::pending_points(arrays, INLINE_POINTS) > INLINE_POINTS;
-    let r = if big && on_main_thread(py) {
+    let work = crossover::graph::pending_work(arrays, INLINE_POINTS);
+    let points = work.points;
+    let r = if points < KEEP_GIL_POINTS && !work.library {
+        errors::engine(py, || Array::eval_all(arrays))
+    } else if points > INLINE_POINTS && on_main_thread(py) {
         interruptible(py, arrays)
     } else {
         errors::detached(py, || Array::eval_all(arrays))

@@ -25,6 +25,12 @@ mod ufunc;
 
 use pyo3::prelude::*;
 
+/// mimalloc: the engine's many small allocations per call (graph, plan,
+/// layouts) cost a quarter of a 1,000-element evaluation under glibc's
+/// allocator (measured with callgrind; see docs/benchmarks-ops.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[pymodule]
 fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;

@@ -229,6 +229,24 @@ def test_asarray_copies_so_later_numpy_mutation_does_not_leak(rng):
         xo.asarray(a, copy=False)
 
 
+@pytest.mark.parametrize("n", [0, 1, 1000, 131072, 131073])  # 1 MiB of float64: GIL released above
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.bool_, np.complex128])
+def test_asarray_copies_contiguous_arrays_of_any_size(rng, n, dtype):
+    a = nonzero(rng, (n,), np.float64).astype(dtype)
+    if dtype is np.complex128:
+        a = a + 1j * nonzero(rng, (n,), np.float64)
+    orig = a.copy()
+    x = xo.asarray(a)
+    y = xo.asarray(a.reshape(1, n))  # a second shape of the same memory
+    a[...] = 0
+    assert x.dtype == orig.dtype and x.shape == (n,) and y.shape == (1, n)
+    np.testing.assert_array_equal(x.numpy(), orig)
+    np.testing.assert_array_equal(y.numpy()[0], orig)
+    assert not np.shares_memory(np.asarray(x), a)
+    s = xo.asarray(np.float32(2.5))  # 0-d
+    assert s.shape == () and float(s) == 2.5
+
+
 def test_strided_and_byteswapped_numpy_inputs(rng):
     a = nonzero(rng, (50, 40), np.float64)
     for view in (a[::3, ::-2], a.T, a[5:, 7], np.asfortranarray(a), a.astype(">f8"), a[::-1, ::-1]):

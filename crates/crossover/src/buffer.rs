@@ -65,7 +65,10 @@ impl HostMem {
         }
     }
 
-    fn alloc(bytes: usize) -> Result<HostMem> {
+    /// `bytes` of memory: zeroed or recycled, or, when `for_copy`, possibly
+    /// uninitialised (the caller writes every byte through the raw pointer
+    /// before anything reads it).
+    fn alloc(bytes: usize, for_copy: bool) -> Result<HostMem> {
         if bytes == 0 {
             return Ok(HostMem {
                 ptr: NonNull::<u64>::dangling().cast(),
@@ -88,8 +91,15 @@ impl HostMem {
         let layout = std::alloc::Layout::from_size_align(cap, SMALL_ALIGN)
             .map_err(|e| Error::internal("alloc", e.to_string()))?;
         // SAFETY: layout has non-zero size. Zeroed memory is a valid value for
-        // every storage type.
-        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        // every storage type; uninitialised memory is only handed to a caller
+        // that overwrites it first (`for_copy`).
+        let p = unsafe {
+            if for_copy {
+                std::alloc::alloc(layout)
+            } else {
+                std::alloc::alloc_zeroed(layout)
+            }
+        };
         let ptr = NonNull::new(p).ok_or_else(|| out_of_memory(bytes))?;
         Ok(HostMem {
             ptr,
@@ -272,6 +282,13 @@ impl Buffer {
     /// Allocates space for `len` elements. The contents are valid but
     /// unspecified (zero or recycled): the caller overwrites them.
     pub(crate) fn alloc(dtype: DType, len: usize) -> Result<Buffer> {
+        Self::alloc_as(dtype, len, false)
+    }
+
+    /// [`Buffer::alloc`], or with `for_copy` memory that may be
+    /// uninitialised: the caller writes all of it through the raw pointer
+    /// before any slice of it is made.
+    fn alloc_as(dtype: DType, len: usize, for_copy: bool) -> Result<Buffer> {
         // Checked before asking the allocator: a failed allocation of a
         // vector aborts the process, and mmap of absurd sizes can succeed.
         crate::limits::check_alloc("alloc", len, dtype)?;
@@ -283,7 +300,7 @@ impl Buffer {
         Ok(Buffer {
             dtype,
             len,
-            mem: OnceLock::from(HostMem::alloc(bytes)?),
+            mem: OnceLock::from(HostMem::alloc(bytes, for_copy)?),
             owner: None,
             residency: Residency::default(),
             placeholder: false,
@@ -326,7 +343,7 @@ impl Buffer {
                 "a placeholder array has no data (planning only)",
             ));
         }
-        let m = HostMem::alloc(self.nbytes())?;
+        let m = HostMem::alloc(self.nbytes(), false)?;
         if let Err(lost) = self.mem.set(m) {
             // Another thread allocated first.
             lost.free();
@@ -413,6 +430,46 @@ impl Buffer {
         // SAFETY: the host memory holds nbytes bytes; u8 has no validity or
         // alignment requirements; `&self` excludes writers.
         unsafe { std::slice::from_raw_parts(self.ptr(), self.nbytes()) }
+    }
+
+    /// A new buffer holding a copy of `bytes`, read as elements of `dtype`
+    /// (native byte order). Front ends use it for small host arrays, where
+    /// one `memcpy` is cheaper than evaluating a copy kernel.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `bytes` is not a whole number of
+    /// elements; the allocation's errors.
+    ///
+    /// ```
+    /// use crossover::{buffer::Buffer, DType};
+    /// let bytes: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
+    /// let b = Buffer::from_host_bytes(DType::F32, &bytes)?;
+    /// assert_eq!(b.as_slice::<f32>(), &[1.5, -2.0]);
+    /// # Ok::<(), crossover::Error>(())
+    /// ```
+    pub fn from_host_bytes(dtype: DType, bytes: &[u8]) -> Result<Buffer> {
+        let size = dtype.size();
+        if !bytes.len().is_multiple_of(size) {
+            return Err(Error::invalid(
+                "from_host_bytes",
+                format!(
+                    "{} bytes are not a whole number of {dtype} elements",
+                    bytes.len()
+                ),
+            ));
+        }
+        // Not zeroed: the copy below writes every byte before anything reads.
+        let mut b = Buffer::alloc_as(dtype, bytes.len() / size, true)?;
+        if !bytes.is_empty() {
+            // SAFETY: the new buffer owns at least bytes.len() bytes of host
+            // memory, which cannot overlap the borrowed `bytes`, and is
+            // written whole here through the raw pointer before any slice of
+            // it exists; every bit pattern is a valid element.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.as_mut_byte_ptr(), bytes.len())
+            };
+        }
+        Ok(b)
     }
 
     /// Copies elements into a new buffer.

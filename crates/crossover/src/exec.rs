@@ -27,6 +27,15 @@ fn input_value(a: &Array) -> Result<Value> {
         .ok_or_else(|| Error::internal("eval", format!("input {a:?} is not computed")))
 }
 
+/// The buffer of a kernel input (its layout is the kernel's own).
+fn input_buffer(a: &Array) -> Result<Arc<crate::buffer::Buffer>> {
+    if !a.is_ready() {
+        resolve_ready_view(a);
+    }
+    a.ready_buffer()
+        .ok_or_else(|| Error::internal("eval", format!("input {a:?} is not computed")))
+}
+
 /// Resolves `k`'s inputs to buffers: what a backend runs.
 pub(crate) fn bind(k: &Kernel) -> Result<BoundKernel<'_>> {
     let (body, outputs) = match &k.body {
@@ -39,12 +48,10 @@ pub(crate) fn bind(k: &Kernel) -> Result<BoundKernel<'_>> {
             for s in sources {
                 bound.push(match s {
                     KernelSource::Buffer { array, layout } => BoundSource::Buffer {
-                        buffer: input_value(array)?.buffer,
-                        layout: layout.clone(),
+                        buffer: input_buffer(array)?,
+                        layout,
                     },
-                    KernelSource::Index { layout } => BoundSource::Index {
-                        layout: layout.clone(),
-                    },
+                    KernelSource::Index { layout } => BoundSource::Index { layout },
                 });
             }
             let outputs = k

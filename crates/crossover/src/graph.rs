@@ -26,6 +26,22 @@ pub struct Graph {
 /// is passed: a cheap hint of how long an evaluation may run (front ends
 /// make long ones interruptible).
 pub fn pending_points(outputs: &[Array], limit: usize) -> usize {
+    pending_work(outputs, limit).points
+}
+
+/// What [`pending_work`] found behind some outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingWork {
+    /// Elements of the pending nodes, counted until the limit is passed.
+    pub points: usize,
+    /// Whether a library call (matmul, FFT, a solver...) is among them: its
+    /// time is not told by its output's size.
+    pub library: bool,
+}
+
+/// Like [`pending_points`], noting library calls as well.
+pub fn pending_work(outputs: &[Array], limit: usize) -> PendingWork {
+    let mut library = false;
     // Small graphs (the common case) track visited ids in a short list;
     // a hash set is only worth its allocation for big ones.
     let mut seen: Vec<u64> = Vec::new();
@@ -53,10 +69,14 @@ pub fn pending_points(outputs: &[Array], limit: usize) -> usize {
         }
         if let Some(inputs) = a.pending_inputs() {
             total = total.saturating_add(a.numel());
+            library |= matches!(a.op(), Op::Library { .. });
             stack.extend(inputs);
         }
     }
-    total
+    PendingWork {
+        points: total,
+        library,
+    }
 }
 
 impl Graph {

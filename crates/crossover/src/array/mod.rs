@@ -123,6 +123,14 @@ impl Array {
         }
     }
 
+    /// The buffer of a ready node (its layout not copied).
+    pub(crate) fn ready_buffer(&self) -> Option<Arc<Buffer>> {
+        match &*self.state() {
+            NodeState::Ready(v) => Some(v.buffer.clone()),
+            NodeState::Pending(_) => None,
+        }
+    }
+
     /// Marks the node computed, dropping its inputs.
     pub(crate) fn set_value(&self, value: Value) {
         *self.state() = NodeState::Ready(value);

@@ -631,7 +631,7 @@ fn out_ptr(buf: &mut Buffer) -> OutPtr {
 pub(crate) fn run_fused(
     k: &BoundKernel<'_>,
     program: &Program,
-    sources: &[BoundSource],
+    sources: &[BoundSource<'_>],
     reduce: Option<&ReducePlan>,
 ) -> Result<Vec<Value>> {
     let u64_source = sources

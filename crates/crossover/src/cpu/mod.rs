@@ -188,7 +188,7 @@ pub fn run(k: &BoundKernel<'_>) -> Result<Vec<Value>> {
 fn run_fused(
     k: &BoundKernel<'_>,
     program: &Program,
-    sources: &[BoundSource],
+    sources: &[BoundSource<'_>],
     reduce: Option<&ReducePlan>,
 ) -> Result<Vec<Value>> {
     for s in sources {

@@ -16,16 +16,20 @@ use std::sync::Arc;
 
 /// A program source bound to data.
 #[derive(Clone, Debug)]
-pub enum BoundSource {
+pub enum BoundSource<'k> {
     /// Elements of `buffer` read through `layout` over the iteration space
     /// (the layout indexes the buffer directly: offset and strides in
-    /// elements).
-    Buffer { buffer: Arc<Buffer>, layout: Layout },
+    /// elements). The layout is the kernel's, borrowed: binding allocates
+    /// nothing per source.
+    Buffer {
+        buffer: Arc<Buffer>,
+        layout: &'k Layout,
+    },
     /// Flat indices, through `layout` over the iteration space.
-    Index { layout: Layout },
+    Index { layout: &'k Layout },
 }
 
-impl BoundSource {
+impl BoundSource<'_> {
     /// The layout over the iteration space.
     pub fn layout(&self) -> &Layout {
         match self {
@@ -42,7 +46,7 @@ pub enum BoundBody<'k> {
     /// per op), each row-major contiguous.
     Fused {
         program: &'k Program,
-        sources: Vec<BoundSource>,
+        sources: Vec<BoundSource<'k>>,
         reduce: Option<&'k ReducePlan>,
     },
     /// One library call: returns one value per output of the call, each
