@@ -80,7 +80,6 @@ fn ceps(dtype: DType) -> f64 {
 /// bound for a k-term complex dot product in any summation order,
 /// `|got - ref| <= 2 (k + 2) eps sum_p |a_ip| |b_pj|` (eps of the dtype's
 /// parts; `k + 2` covers the complex product's own two roundings).
-#[allow(clippy::too_many_arguments)]
 fn check_complex(
     got: &[Complex64],
     (batch, m, k, n): (usize, usize, usize, usize),
