@@ -6,8 +6,10 @@
 //! cuBLAS is column-major: the row-major product `C = A B` is the
 //! column-major `Cᵀ = Bᵀ Aᵀ`, and an operand stored the other way round
 //! (a transposed view) is read with `CUBLAS_OP_T`, without a copy.
-//! float32 runs in full float32 unless `CROSSOVER_GPU_TF32=1` allows
-//! TF32 tensor cores (about 10 bits of mantissa in the products).
+//! float32 and complex64 run in full float32 unless `CROSSOVER_GPU_TF32=1`
+//! allows TF32 tensor cores (about 10 bits of mantissa in the products);
+//! complex products are `cublas{C,Z}gemmStridedBatched` over the same
+//! interleaved (re, im) layout crossover stores.
 //!
 //! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
 
@@ -124,10 +126,11 @@ impl CudaApi {
         );
         let timing = self.start_timing()?;
         let (a, b, c) = (ptr(&g.b), ptr(&g.a), g.c.ptr);
-        // One call per precision: `$f` is cuBLAS's function, `$t` the type.
+        // One call per dtype: `$f` is cuBLAS's function, `$t` the element
+        // type, `$one` and `$zero` alpha and beta.
         macro_rules! gemm {
-            ($f:ident, $t:ty) => {{
-                let (one, zero): ($t, $t) = (1.0, 0.0);
+            ($f:ident, $t:ty, $one:expr, $zero:expr) => {{
+                let (one, zero): ($t, $t) = ($one, $zero);
                 // SAFETY: device pointers of live allocations that hold
                 // every element the sizes, leading dimensions and batch
                 // strides address (the core derives them from the
@@ -158,8 +161,22 @@ impl CudaApi {
             }};
         }
         let run = || match g.dtype {
-            DType::F32 => gemm!(cublasSgemmStridedBatched, f32),
-            DType::F64 => gemm!(cublasDgemmStridedBatched, f64),
+            DType::F32 => gemm!(cublasSgemmStridedBatched, f32, 1.0, 0.0),
+            DType::F64 => gemm!(cublasDgemmStridedBatched, f64, 1.0, 0.0),
+            // Interleaved (re, im) pairs: the layout of cuComplex and
+            // cuDoubleComplex, and of crossover's complex buffers.
+            DType::C64 => gemm!(
+                cublasCgemmStridedBatched,
+                blas::cuComplex,
+                blas::cuComplex { x: 1.0, y: 0.0 },
+                blas::cuComplex { x: 0.0, y: 0.0 }
+            ),
+            DType::C128 => gemm!(
+                cublasZgemmStridedBatched,
+                blas::cuDoubleComplex,
+                blas::cuDoubleComplex { x: 1.0, y: 0.0 },
+                blas::cuDoubleComplex { x: 0.0, y: 0.0 }
+            ),
             _ => blas::cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
         };
         let s = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))

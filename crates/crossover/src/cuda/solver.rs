@@ -8,8 +8,11 @@
 //! so that the results come out row-major where they can; see
 //! `gpu/dense.rs`). Each matrix of the batch is one sequence of calls on
 //! the stream (`getrf` then `getrs`, `potrf` then `potrs`, `geqrf` then a
-//! copy of the factor then `orgqr`, `gesvd`, `syevd`), float32 (`S`) or
-//! float64 (`D`): cuSOLVER's batched routines cover only some of these and
+//! copy of the factor then `orgqr`, `gesvd`, `syevd`), float32 (`S`),
+//! float64 (`D`), complex64 (`C`) or complex128 (`Z`; there `ungqr` and
+//! `heevd`, singular values and eigenvalues real, `vt` holding `V^H`;
+//! the core does not send complex jobs yet, see `gpu/dense.rs`):
+//! cuSOLVER's batched routines cover only some of these and
 //! only small matrices, so the loop keeps one path for every size. One
 //! workspace, the largest any step of the call asks for
 //! (`*_bufferSize`), serves the whole batch: the stream runs the matrices
@@ -21,7 +24,7 @@
 //!
 //! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
 
-use super::lapack::{Lapack, H};
+use super::lapack::{Lapack, RealPart, H};
 use super::{handle, CudaApi, CudaMem, CudaTiming};
 use crate::dtype::DType;
 use crate::gpu::api::{ApiError, DenseCall, DenseDone, DenseJob, GpuApi};
@@ -226,6 +229,8 @@ impl CudaApi {
         let run = || match job.dtype {
             DType::F32 => self.enqueue_dense::<f32>(solver, blas, job),
             DType::F64 => self.enqueue_dense::<f64>(solver, blas, job),
+            DType::C64 => self.enqueue_dense::<sol::cuComplex>(solver, blas, job),
+            DType::C128 => self.enqueue_dense::<sol::cuDoubleComplex>(solver, blas, job),
             d => Err(ApiError::new(
                 "cusolverDn",
                 format!("no dense solver for {d}"),
@@ -251,14 +256,14 @@ impl CudaApi {
     ) -> Result<bool, ApiError> {
         let size = std::mem::size_of::<T>() as u64;
         for (start, n) in chunks(len, c_int::MAX as usize) {
-            let mut sum = T::zero();
+            let mut sum = T::Real::zero();
             // SAFETY: `ptr` holds `len` elements of `T` (the job's sizes);
             // the result is a host scalar written before the call returns.
             super::blas::status("cublasAsum", unsafe {
                 (T::ROUTINES.asum)(
                     blas,
                     n as c_int,
-                    (ptr + start as u64 * size) as *const T,
+                    (ptr + start as u64 * size) as *const T::Blas,
                     1,
                     &mut sum,
                 )
@@ -292,6 +297,8 @@ impl CudaApi {
         );
         let r = &T::ROUTINES;
         let size = std::mem::size_of::<T>() as u64;
+        // Singular values and eigenvalues are real.
+        let real_size = std::mem::size_of::<T::Real>() as u64;
         let need = |mem: Option<&CudaMem>, len: usize, what: &str| match mem {
             Some(x) => Ok(x.ptr),
             None if len == 0 => Ok(0),
@@ -350,7 +357,7 @@ impl CudaApi {
                         n,
                         a as *const T,
                         n,
-                        vals as *const T,
+                        vals as *const T::Real,
                         &mut l,
                     ),
                     Step::Getrs | Step::Potrs | Step::CopyFactor => {
@@ -372,7 +379,7 @@ impl CudaApi {
             let ai = at(a, st.a, i, size) as *mut T;
             let bi = at(b, st.b, i, size) as *mut T;
             let pi = at(piv, st.pivots, i, 4) as *mut c_int;
-            let vi = at(vals, st.values, i, size) as *mut T;
+            let vi = at(vals, st.values, i, real_size) as *mut T::Real;
             let ui = at(u, st.u, i, size) as *mut T;
             let vti = at(vt, st.vt, i, size) as *mut T;
             let info1 = (infos.ptr + 4 * i as u64) as *mut c_int;

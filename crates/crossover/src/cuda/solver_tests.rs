@@ -67,3 +67,21 @@ fn the_factorisations_info_wins_over_the_solves() {
     // rejected argument in the second step.
     assert_eq!(combine_info(&[0, 2, 0], &[0, 0, -3]), vec![0, 2, -3]);
 }
+
+/// The tables' element types have crossover's layouts: a complex element
+/// is an interleaved (re, im) pair of its real type, in cuSOLVER's and
+/// cuBLAS's declarations alike.
+#[test]
+fn element_types_have_crossovers_layouts() {
+    fn sizes<T: Lapack>() -> (usize, usize, usize) {
+        (
+            std::mem::size_of::<T>(),
+            std::mem::size_of::<T::Real>(),
+            std::mem::size_of::<T::Blas>(),
+        )
+    }
+    assert_eq!(sizes::<f32>(), (DType::F32.size(), 4, 4));
+    assert_eq!(sizes::<f64>(), (DType::F64.size(), 8, 8));
+    assert_eq!(sizes::<sol::cuComplex>(), (DType::C64.size(), 4, 8));
+    assert_eq!(sizes::<sol::cuDoubleComplex>(), (DType::C128.size(), 8, 16));
+}

@@ -173,7 +173,8 @@ pub enum DenseCall {
 /// allocations, sized for the call; the API overwrites them.
 pub struct DenseJob<'a, M> {
     pub call: DenseCall,
-    /// f32 or f64.
+    /// f32 or f64 (the core's choice; CUDA's solver also takes c64 and
+    /// c128, whose `values` are real and whose `vt` is `V^H`).
     pub dtype: crate::dtype::DType,
     pub batch: usize,
     /// Rows and columns of `a`.

@@ -181,8 +181,8 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
             bodies.entry(r.id).or_insert((r.body, r.entries));
         }
     }
-    // Integer matrix products (wrapping).
-    for d in [DType::I32, DType::I64] {
+    // Integer (wrapping), bool (or of ands) and complex matrix products.
+    for d in [DType::I32, DType::I64, DType::Bool, DType::C64, DType::C128] {
         let r = super::codegen::Variant::gemm(d).render(&crate::expr::ir::Program::default());
         bodies.entry(r.id).or_insert((r.body, r.entries));
     }

@@ -34,26 +34,35 @@ impl<A: GpuApi> GpuBackend<A> {
         match op {
             Library::MatMul(mm) => {
                 let dtype = mm.dims().4;
-                let ours = matches!(dtype, DType::F32 | DType::F64 | DType::I32 | DType::I64);
+                // Every dtype a product keeps (the narrow and unsigned
+                // integers run as int64 and are cast back).
+                let ours = matches!(
+                    dtype,
+                    DType::F32
+                        | DType::F64
+                        | DType::I32
+                        | DType::I64
+                        | DType::Bool
+                        | DType::C64
+                        | DType::C128
+                );
                 match dtype {
-                    _ if ours && info.max_group < GROUP => Err(format!(
+                    d if !ours => Err(format!("matmul of {d} runs on the CPU only")),
+                    _ if info.max_group < GROUP => Err(format!(
                         "{} runs work-groups of at most {} work-items; crossover's kernels use {GROUP}",
                         info.name, info.max_group
                     )),
-                    _ if ours && info.local_mem_bytes < gemm::local_bytes(dtype) => Err(format!(
-                        "{} has {} bytes of local memory per work-group; crossover's matmul kernel needs {}",
+                    _ if info.local_mem_bytes < gemm::local_bytes(dtype) => Err(format!(
+                        "{} has {} bytes of local memory per work-group; crossover's {dtype} matmul kernel needs {}",
                         info.name,
                         info.local_mem_bytes,
                         gemm::local_bytes(dtype)
                     )),
-                    DType::F64 if !info.fp64 => {
-                        Err(format!("{} has no double precision", info.name))
-                    }
-                    _ if ours => Ok(()),
-                    d if d.is_complex() => Err(format!("matmul of {d} runs on the CPU only")),
-                    d => Err(format!(
-                        "matmul of {d} runs on the CPU (the logical or of ands)"
+                    DType::F64 | DType::C128 if !info.fp64 => Err(format!(
+                        "{} has no double precision, which matmul of {dtype} needs",
+                        info.name
                     )),
+                    _ => Ok(()),
                 }
             }
             Library::SparseDense(sp) => match sp.parts().0.values.dtype() {
@@ -83,12 +92,15 @@ impl<A: GpuApi> GpuBackend<A> {
     pub(super) fn library_route(&self, op: &Library) -> Option<String> {
         let api = &self.shared.api;
         Some(match op {
-            Library::MatMul(mm) if mm.dims().4.is_float() => match api.blas_name() {
+            Library::MatMul(mm) if vendor_dtype(mm.dims().4) => match api.blas_name() {
                 Some(blas) => {
                     format!("{blas} where it can read the operands' layouts, else crossover's tiled kernel")
                 }
                 None => "crossover's tiled matmul kernel".into(),
             },
+            Library::MatMul(mm) if mm.dims().4 == DType::Bool => {
+                "crossover's tiled matmul kernel (the logical or of ands)".into()
+            }
             Library::MatMul(_) => "crossover's tiled matmul kernel (integer products wrap)".into(),
             Library::Fft(f) => match api.fft_name() {
                 Some(lib) => format!("{lib} per axis; crossover's kernels load, scale and extend"),
@@ -148,8 +160,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 blas_operand(am, m, k, ars, acs, &a_offs),
                 blas_operand(bm, k, n, brs, bcs, &b_offs),
             ) {
-                // Vendor BLAS multiplies floats only.
-                (Some(ao), Some(bo)) if k > 0 && dtype.is_float() => {
+                (Some(ao), Some(bo)) if k > 0 && vendor_dtype(dtype) => {
                     let g = Gemm {
                         dtype,
                         m,
@@ -223,7 +234,7 @@ impl<A: GpuApi> GpuBackend<A> {
             &Variant::gemm(dtype),
             &value,
             0,
-            gemm::groups(nb, m, n),
+            gemm::groups(dtype, nb, m, n),
             &[a, b, offsets.mem(), c],
         )
     }
@@ -469,6 +480,12 @@ fn line_axes(shape: &[usize], strides: &[isize], axis: usize) -> (Vec<usize>, Ve
         }
     }
     (dims, steps)
+}
+
+/// Whether vendor BLAS multiplies `dtype` (floats and complex; integer
+/// and bool products run on the core's kernel).
+fn vendor_dtype(dtype: DType) -> bool {
+    dtype.is_float() || dtype.is_complex()
 }
 
 /// How BLAS reads an `rows x cols` operand with strides `rs`, `cs` and

@@ -193,6 +193,35 @@ fn kernel_families_for_oclgrind() {
             .map(|k| xp[65 * 17 + 64 * 17 + k] * xq[65 * 17 + k])
             .sum();
         assert!((got[65 * 66 + 64 * 66 + 65] - want).abs() < 1e-5);
+        // Complex (32x32 tiles, separate re and im tiles) and bool
+        // products: partial tiles, a transposed operand, a broadcast batch.
+        use num_complex::Complex32;
+        let zs = |n: usize, seed: u64| -> Vec<Complex32> {
+            values(2 * n, seed, -1.0, 1.0)
+                .chunks(2)
+                .map(|p| Complex32::new(p[0] as f32, p[1] as f32))
+                .collect()
+        };
+        let (za, zb) = (zs(2 * 33 * 17, 12), zs(35 * 17, 13));
+        let zc = Array::from_vec(za.clone(), &[2, 33, 17])
+            .unwrap()
+            .matmul(
+                &Array::from_vec(zb.clone(), &[35, 17])
+                    .unwrap()
+                    .transpose()
+                    .unwrap(),
+            )
+            .unwrap();
+        let got = zc.to_vec::<Complex32>().unwrap();
+        let want: Complex32 = (0..17)
+            .map(|k| za[33 * 17 + 32 * 17 + k] * zb[34 * 17 + k])
+            .sum();
+        assert!((got[33 * 35 + 32 * 35 + 34] - want).norm() < 1e-5);
+        let (ba, bx) = array(&[20, 17], DType::Bool, 14, 0.0, 1.0);
+        let (bb, by) = array(&[17, 70], DType::Bool, 15, 0.0, 1.0);
+        let bc = ba.matmul(&bb).unwrap().to_vec::<bool>().unwrap();
+        let want = (0..17).any(|k| bx[19 * 17 + k] > 0.5 && by[k * 70 + 69] > 0.5);
+        assert_eq!(bc[19 * 70 + 69], want);
         // A sparse product (rows with no entries among them).
         let sp = crossover::sparse::Csr::random(40, 66, 0.05, 8, DType::F32).unwrap();
         let y = sp.matmul_dense(&q).unwrap();

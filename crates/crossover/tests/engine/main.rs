@@ -13,6 +13,7 @@ mod fusion_cache;
 mod gpu;
 mod gpu_fft;
 mod gpu_library;
+mod gpu_matmul_kinds;
 mod hostile;
 mod library_complex;
 mod library_fft;

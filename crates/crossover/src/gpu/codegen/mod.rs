@@ -370,7 +370,7 @@ impl Variant {
             Kind::Gemm { dtype }
             | Kind::Spmm { dtype }
             | Kind::Spgemm { dtype }
-            | Kind::MatCopy { dtype } => dtype == DType::F64,
+            | Kind::MatCopy { dtype } => matches!(dtype, DType::F64 | DType::C128),
             // Floats accumulate in double precision.
             Kind::Scan { dtype, .. } => dtype.is_float(),
             Kind::Fft { precision, .. } => precision == DType::F64,
