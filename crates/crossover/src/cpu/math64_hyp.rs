@@ -95,8 +95,11 @@ fn log1p_kernel(u: f64, err: f64, y: f64, y_lo: f64, kadd: f64) -> f64 {
     const LG7: f64 = 1.479819860511658591e-01;
     let (m, dk) = frexp_sqrt2(u);
     let near = dk == 0.0;
-    let f = if near { y } else { m - 1.0 };
-    let c = if near { y_lo } else { err } / u;
+    let f = pick(near, y, m - 1.0);
+    // c = (err or y_lo) / u is a correction below an ulp of the result:
+    // a float32 reciprocal of m is plenty, and spares a float64 division
+    // (the slowest vector instruction here).
+    let c = if near { y_lo } else { err } * pow2i((-dk).max(-1022.0)) * recip32(m);
     let dk = dk + kadd;
     let hfsq = 0.5 * f * f;
     let s = f / (2.0 + f);
@@ -106,6 +109,21 @@ fn log1p_kernel(u: f64, err: f64, y: f64, y_lo: f64, kadd: f64) -> f64 {
     let t2 = z * LG7.mul_add(w, LG5).mul_add(w, LG3).mul_add(w, LG1);
     let r = t2 + t1;
     s * (hfsq + r) + dk.mul_add(LN2_LO, c) - hfsq + f + dk * LN2_HI
+}
+
+/// `if c { a } else { b }` on the bits: with a plain select LLVM pushed
+/// the division that follows into both arms (two vector divisions).
+#[inline(always)]
+fn pick(c: bool, a: f64, b: f64) -> f64 {
+    let m = 0u64.wrapping_sub(c as u64);
+    f64::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
+}
+
+/// `1/v` to float32 precision (v within float32's range), for
+/// corrections far below the result's ulp.
+#[inline(always)]
+fn recip32(v: f64) -> f64 {
+    (1.0 / v as f32) as f64
 }
 
 /// log(1 + y) for y >= 0 or y in (-1, 0), without special values.
@@ -164,7 +182,7 @@ pub fn tanh_f64(x: f64) -> f64 {
     let dl = s.mul_add(p_lo, dl);
     let q = nh / dh;
     let rem = (-q).mul_add(dh, nh) + (-q).mul_add(dl, nl);
-    let z = q + rem / dh;
+    let z = q + rem * recip32(dh);
     if x.abs() < TINY || x.is_nan() {
         x
     } else {
@@ -186,7 +204,7 @@ fn exp_pm_half(a: f64, minus: bool) -> f64 {
     let c = pow2i((-2.0 * n).max(-1022.0));
     let c = if minus { -c } else { c };
     let qh = c / dh;
-    let ql = ((-qh).mul_add(dh, c) - qh * dl) / dh;
+    let ql = ((-qh).mul_add(dh, c) - qh * dl) * recip32(dh);
     let (h, l) = two_sum(dh, qh);
     scale2(h + (l + (dl + ql)), n - 1.0)
 }
@@ -237,22 +255,23 @@ pub fn cosh_f64(x: f64) -> f64 {
     }
 }
 
-/// asinh (musl's forms): `log(a) + ln 2` from 2^26, `log(2a + 1/(sqrt(a^2
-/// + 1) + a))` from 2, `log1p(a + a^2/(sqrt(a^2 + 1) + 1))` below, all on
-/// one kernel.
+/// asinh (musl's forms): `log(2a + 1/(sqrt(a^2 + 1) + a))` from 2,
+/// `log1p(a + a^2/(sqrt(a^2 + 1) + 1))` below, on one kernel.
 #[inline(always)]
 pub fn asinh_f64(x: f64) -> f64 {
     let a = x.abs();
     let z = a * a;
     let h = (z + 1.0).sqrt();
-    let y = a + z / (h + 1.0);
-    let (u1, err1) = two_sum(1.0, y);
-    let big = a >= 67_108_864.0;
     let mid = a >= 2.0;
-    let u = if mid { 2.0 * a + 1.0 / (h + a) } else { u1 };
-    let u = if big { a } else { u };
-    let err = if mid { 0.0 } else { err1 };
-    let v = log1p_kernel(u, err, y, 0.0, if big { 1.0 } else { 0.0 });
+    // One division serves both forms.
+    let q = if mid { 1.0 } else { z } / (h + if mid { a } else { 1.0 });
+    let y = a + q;
+    let (u1, err1) = two_sum(1.0, y);
+    // From 2: log(2a + q) = log(a + q/2) + ln 2, which cannot overflow
+    // (q is 0 once a^2 does: musl's log(a) + ln 2 from 2^26).
+    let u = pick(mid, 0.5f64.mul_add(q, a), u1);
+    let err = pick(mid, 0.0, err1);
+    let v = log1p_kernel(u, err, y, 0.0, pick(mid, 1.0, 0.0));
     let v = if a == f64::INFINITY { a } else { v };
     if a < TINY || x.is_nan() {
         x
@@ -273,23 +292,20 @@ pub fn acosh_f64(x: f64) -> f64 {
     let tt = t * t;
     let (w, w_lo) = two_sum(2.0 * t, tt);
     let w_lo = w_lo + t.mul_add(t, -tt);
-    let s = w.sqrt();
-    let s_lo = ((-s).mul_add(s, w) + w_lo) / (2.0 * s);
+    let big = x >= 67_108_864.0;
+    let mid = x >= 2.0;
+    // One square root serves both forms.
+    let s = pick(mid, x.mul_add(x, -1.0), w).sqrt();
+    let s_lo = ((-s).mul_add(s, w) + w_lo) * (0.5 * recip32(s));
     let s_lo = if w > 0.0 { s_lo } else { 0.0 };
     let (y, y_lo) = two_sum(t, s);
     let y_lo = y_lo + s_lo;
     let (u1, err1) = two_sum(1.0, y);
     let err1 = err1 + y_lo;
-    let big = x >= 67_108_864.0;
-    let mid = x >= 2.0;
-    let u = if mid {
-        2.0 * x - 1.0 / (x + x.mul_add(x, -1.0).sqrt())
-    } else {
-        u1
-    };
-    let u = if big { x } else { u };
-    let err = if mid { 0.0 } else { err1 };
-    let v = log1p_kernel(u, err, y, y_lo, if big { 1.0 } else { 0.0 });
+    let u = pick(mid, 2.0 * x - 1.0 / (x + s), u1);
+    let u = pick(big, x, u);
+    let err = pick(mid, 0.0, err1);
+    let v = log1p_kernel(u, err, y, y_lo, pick(big, 1.0, 0.0));
     let v = if x == f64::INFINITY { x } else { v };
     if x < 1.0 || x.is_nan() {
         f64::NAN
@@ -304,11 +320,10 @@ pub fn acosh_f64(x: f64) -> f64 {
 pub fn atanh_f64(x: f64) -> f64 {
     let a = x.abs();
     let d = 1.0 - a;
-    let y = if a < 0.5 {
-        2.0 * a + 2.0 * a * a / d
-    } else {
-        2.0 * (a / d)
-    };
+    let small = a < 0.5;
+    // One division for both forms.
+    let q = pick(small, 2.0 * a * a, 2.0 * a) / d;
+    let y = if small { 2.0 * a + q } else { q };
     let v = 0.5 * log1p_plain(y);
     let v = if a == 1.0 { f64::INFINITY } else { v };
     let v = if a > 1.0 { f64::NAN } else { v };

@@ -106,8 +106,8 @@ pub fn atan2_f64(y: f64, x: f64) -> f64 {
     let (ay, ax) = (y.abs(), x.abs());
     let t = ay / ax;
     // atan(t + δ), δ the division's rounding error, is atan t + δ/(1+t^2).
-    let d = (-t).mul_add(ax, ay) / ax;
-    let d = d / t.mul_add(t, 1.0);
+    // ax (1 + t^2) = ax + t ay: one division.
+    let d = (-t).mul_add(ax, ay) / t.mul_add(ay, ax);
     let d = if d.is_finite() { d } else { 0.0 };
     let (hi, tail) = atan_parts(t, d);
     let z = hi + tail;
