@@ -642,8 +642,8 @@ impl UnaryFloat for f64 {
             UnaryOp::Cos => math::trig_slice!(f64, s, d, math64::cos_f64, f64::cos),
             UnaryOp::Tan => math::trig_slice!(f64, s, d, math64::tan_f64, f64::tan),
             // Vectorised too (math64_hyp, math64_inverse): within 1 ulp of
-            // the true value; 2 from glibc only where glibc is itself
-            // more than 1 off (tanh, sinh, cosh, acosh).
+            // the true value; within 2 of glibc where glibc is itself more
+            // than 1 off (tanh, sinh, cosh, the inverse hyperbolics).
             UnaryOp::Tanh => each!(s, d, math64_hyp::tanh_f64),
             UnaryOp::Log1p => each!(s, d, math64_hyp::log1p_f64),
             UnaryOp::Expm1 => each!(s, d, math64_hyp::expm1_f64),

@@ -80,16 +80,16 @@ fn tanh_sinh_cosh_within_2_ulp() {
     }
 }
 
-/// glibc's acosh is up to 1.5 ulp from the true value below 2
-/// (acosh(1.0916984223666293); this one is 0.5 ulp off), so 2 ulp from it
-/// is allowed there; asinh and atanh are within 1 (and bit-equal to the
-/// `libm` crate's musl forms over the random sets).
+/// glibc's acosh, asinh and atanh are up to 1.5, 1.6 and 1.3 ulp from the
+/// true value (at 1.0916984223666293, 0.23067275592853353 and
+/// -0.24403723572780667; these are 0.5, 0.4 and 0.7 ulp off, by mpmath),
+/// so 2 ulp from glibc is allowed.
 #[test]
-fn inverse_hyperbolic_within_1_ulp_acosh_2() {
+fn inverse_hyperbolic_within_2_ulp() {
     let edges = [1.0 + f64::EPSILON, 2.0, 67_108_864.0, 0.5, -0.5, 1e-300];
     let mut sets = ranges(130, -100.0, 100.0);
     sets.push(gen(136, |g| g.log_uniform(-1.0, 1024.0, true)));
-    agree("asinh", 1, asinh_f64, c_asinh, sets, &edges);
+    agree("asinh", 2, asinh_f64, c_asinh, sets, &edges);
     let mut sets = ranges(140, 1.0, 100.0);
     sets.push(gen(146, |g| 1.0 + g.log_uniform(-52.0, 1.0, false)));
     sets.push(gen(147, |g| g.log_uniform(0.0, 1024.0, false)));
@@ -103,7 +103,7 @@ fn inverse_hyperbolic_within_1_ulp_acosh_2() {
             v
         }
     }));
-    agree("atanh", 1, atanh_f64, c_atanh, sets, &edges);
+    agree("atanh", 2, atanh_f64, c_atanh, sets, &edges);
 }
 
 /// Prints the largest distances from glibc and from the `libm` crate
