@@ -17,9 +17,10 @@
 
 use super::math64::two_sum;
 
-const PIO2_HI: f64 = 1.57079632679489655800e+00;
+// fdlibm's pio2_hi, pi and atan(1)_hi are the nearest doubles.
+const PIO2_HI: f64 = std::f64::consts::FRAC_PI_2;
 const PIO2_LO: f64 = 6.12323399573676603587e-17;
-const PI: f64 = 3.1415926535897931160e+00;
+const PI: f64 = std::f64::consts::PI;
 const PI_LO: f64 = 1.2246467991473531772e-16;
 /// 2^-27: below it atan(x) and asin(x) round to x.
 const TINY: f64 = 7.450_580_596_923_828e-9;
@@ -56,7 +57,7 @@ fn atan_parts(a: f64, corr: f64) -> (f64, f64) {
         (
             a - 1.0,
             a + 1.0,
-            7.85398163397448278999e-01,
+            std::f64::consts::FRAC_PI_4,
             3.06161699786838301793e-17,
         )
     } else if a < 2.4375 {
