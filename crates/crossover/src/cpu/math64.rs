@@ -361,7 +361,7 @@ pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
 }
 
 #[inline(always)]
-fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(super) fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     (s, b - (s - a))
 }

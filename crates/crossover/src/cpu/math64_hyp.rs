@@ -23,7 +23,9 @@
 // Coefficients are quoted exactly as published.
 #![allow(clippy::excessive_precision)]
 
-use super::math64::{exp_poly, frexp_sqrt2, pow2i, scale2, two_sum, LN2_HI, LN2_LO, ROUND_MAGIC};
+use super::math64::{
+    exp_poly, fast_two_sum, frexp_sqrt2, pow2i, scale2, two_sum, LN2_HI, LN2_LO, ROUND_MAGIC,
+};
 
 /// 2^-54 (below it expm1, log1p and tanh return x).
 const TINY: f64 = 5.551_115_123_125_783e-17;
@@ -179,12 +181,14 @@ pub fn tanh_f64(x: f64) -> f64 {
     let a = x.abs().min(22.0);
     let (n, p, p_lo) = exp_dd(-2.0 * a);
     let s = pow2i(n);
-    // 1 - s and 1 + s are exact while n >= -52 (|x| < 18); beyond, the
-    // result is 1 within far less than an ulp anyway.
-    let (nh, nl) = two_sum(1.0 - s, -s * p);
-    let nl = (-s).mul_add(p_lo, nl);
-    let (dh, dl) = two_sum(1.0 + s, s * p);
-    let dl = s.mul_add(p_lo, dl);
+    // 1 - s and 1 + s are exact while n >= -52 (|x| < 18); their errors
+    // beyond are kept too (else 1.5 ulp near 18.5).
+    let (n1, n1e) = fast_two_sum(1.0, -s);
+    let (d1, d1e) = fast_two_sum(1.0, s);
+    let (nh, nl) = two_sum(n1, -s * p);
+    let nl = (-s).mul_add(p_lo, nl + n1e);
+    let (dh, dl) = two_sum(d1, s * p);
+    let dl = s.mul_add(p_lo, dl + d1e);
     let q = nh / dh;
     let rem = (-q).mul_add(dh, nh) + (-q).mul_add(dl, nl);
     let z = q + rem * recip32(dh);
