@@ -6,10 +6,10 @@
 //!
 //! Algorithms: expm1 is fdlibm's `s_expm1.c` (all of its reconstruction
 //! cases as selects); log1p is fdlibm's `s_log1p.c`, its correction term
-//! taken from an exact two-sum; tanh is fdlibm's `s_tanh.c` on that
-//! expm1; sinh and cosh use a Taylor polynomial near zero and elsewhere
-//! `2^(n-1) (1 + (p ± 2^-2n / (1 + p)))` with `e^x = 2^n (1 + p)` from
-//! math64's exp kernel, so the e^-x term joins before the one rounding;
+//! taken from an exact two-sum; tanh is `(1 - E)/(1 + E)`, E = e^-2|x|,
+//! and sinh and cosh (a Taylor polynomial near zero) `2^(n-1) ((1 + p) ±
+//! 2^-2n / (1 + p))`, with `e^x = 2^n (1 + p)` from math64's exp kernel in
+//! double-double, so each rounds about once;
 //! asinh, acosh and atanh are musl's forms (as the `libm` crate, used
 //! before) on one shared log1p-style kernel that also takes `log(u)` and
 //! `log(u) + ln 2`, with the rounding errors of their arguments carried
@@ -27,7 +27,7 @@ use super::math64::{
     exp_poly, fast_two_sum, frexp_sqrt2, pow2i, scale2, two_sum, LN2_HI, LN2_LO, ROUND_MAGIC,
 };
 
-/// 2^-54 (below it expm1, log1p and tanh return x).
+/// 2^-54 (below it expm1, log1p, tanh, sinh, asinh and atanh return x).
 const TINY: f64 = 5.551_115_123_125_783e-17;
 
 /// e^x - 1 (fdlibm's `s_expm1.c`, branch-free): -1 below about -38,
