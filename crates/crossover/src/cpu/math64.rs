@@ -27,37 +27,44 @@
 // sin/cos/tan take libm's path: fdlibm's three-part reduction is exact
 // while the quadrant count fits 20 bits.
 
-const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+pub(super) const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
 const TWO_52: f64 = 4_503_599_627_370_496.0;
 const TWO_54: f64 = 1.801_439_850_948_198_4e16;
 const MANT_MASK: u64 = 0x000f_ffff_ffff_ffff;
 const ONE_BITS: u64 = 0x3ff0_0000_0000_0000;
 // fdlibm's split of ln 2: LN2_HI has 32 significant bits, so k * LN2_HI is
 // exact for the |k| < 2^21 used here.
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+pub(super) const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
+pub(super) const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
 
 /// `2^n` for an integer-valued `n` in [-1022, 1023], from the bits of
 /// `n + ROUND_MAGIC` (its low bits hold n in two's complement; the shift
 /// drops the rest).
 #[inline(always)]
-fn pow2i(n: f64) -> f64 {
+pub(super) fn pow2i(n: f64) -> f64 {
     f64::from_bits((n + ROUND_MAGIC).to_bits().wrapping_add(1023) << 52)
 }
 
 /// `y * 2^n` for an integer-valued n in [-2044, 2046], in two factors so
 /// that a subnormal result is rounded once and 2^1024 is reachable.
 #[inline(always)]
-fn scale2(y: f64, n: f64) -> f64 {
+pub(super) fn scale2(y: f64, n: f64) -> f64 {
     let n1 = ((n * 0.5) + ROUND_MAGIC) - ROUND_MAGIC;
     let n2 = n - n1;
     y * pow2i(n1) * pow2i(n2)
 }
 
-/// e^r for |r| <= ln2/2 + a little, as SLEEF's `xexp` (degree-11 minimax,
-/// coefficients from sleefdp.c).
+/// e^r - 1 for |r| <= ln2/2 + a little, as SLEEF's `xexp` before its
+/// final `+ 1` (degree-11 minimax, coefficients from sleefdp.c): sinh and
+/// cosh (`math64_hyp`) add their e^-x term to it before that rounding.
 #[inline(always)]
-fn exp_kernel(r: f64) -> f64 {
+pub(super) fn exp_kernel_m1(r: f64) -> f64 {
+    (r * r).mul_add(exp_poly(r), r)
+}
+
+/// `(e^r - 1 - r) / r^2` (SLEEF's polynomial of [`exp_kernel_m1`]).
+#[inline(always)]
+pub(super) fn exp_poly(r: f64) -> f64 {
     let u = 2.08860621107283687536341e-09f64.mul_add(r, 2.51112930892876518610661e-08);
     let u = u.mul_add(r, 2.75573911234900471893338e-07);
     let u = u.mul_add(r, 2.75572362911928827629423e-06);
@@ -67,8 +74,13 @@ fn exp_kernel(r: f64) -> f64 {
     let u = u.mul_add(r, 0.00833333333331652721664984);
     let u = u.mul_add(r, 0.0416666666666665047591422);
     let u = u.mul_add(r, 0.166666666666666851703837);
-    let u = u.mul_add(r, 0.5);
-    (r * r).mul_add(u, r) + 1.0
+    u.mul_add(r, 0.5)
+}
+
+/// e^r for |r| <= ln2/2 + a little.
+#[inline(always)]
+fn exp_kernel(r: f64) -> f64 {
+    exp_kernel_m1(r) + 1.0
 }
 
 /// e^x; overflows to inf above ~709.78, underflows through the subnormals.
@@ -84,7 +96,7 @@ pub fn exp_f64(x: f64) -> f64 {
 /// Splits a positive finite or zero `a` into `(m, e)` with `a = m 2^e`,
 /// m in [sqrt(1/2), sqrt(2)) (subnormals scaled first).
 #[inline(always)]
-fn frexp_sqrt2(a: f64) -> (f64, f64) {
+pub(super) fn frexp_sqrt2(a: f64) -> (f64, f64) {
     let sub = a < f64::MIN_POSITIVE;
     let a = if sub { a * TWO_54 } else { a };
     let bits = a.to_bits();
@@ -342,14 +354,14 @@ pub fn exp2_f64(x: f64) -> f64 {
 }
 
 #[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
 }
 
 #[inline(always)]
-fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(super) fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     (s, b - (s - a))
 }
@@ -428,4 +440,4 @@ pub fn pow_f64(x: f64, y: f64) -> f64 {
 
 #[cfg(test)]
 #[path = "math64_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -5,7 +5,7 @@ use super::*;
 
 /// Distance in ulps between two doubles (ordered bit patterns; NaN equals
 /// NaN, NaN against a number is infinitely far).
-fn ulps(a: f64, b: f64) -> u64 {
+pub(crate) fn ulps(a: f64, b: f64) -> u64 {
     if a.is_nan() && b.is_nan() || a == b {
         return 0;
     }
@@ -20,20 +20,20 @@ fn ulps(a: f64, b: f64) -> u64 {
 }
 
 /// Deterministic xorshift points.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+    pub(crate) fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
     }
     /// Magnitude log-uniform in [2^lo, 2^hi); a random sign if `signed`.
-    fn log_uniform(&mut self, lo: f64, hi: f64, signed: bool) -> f64 {
+    pub(crate) fn log_uniform(&mut self, lo: f64, hi: f64, signed: bool) -> f64 {
         let v = self.uniform(lo, hi).exp2();
         if signed && self.next() & 1 == 1 {
             -v
@@ -43,10 +43,10 @@ impl Rng {
     }
 }
 
-const N: usize = 200_000;
+pub(crate) const N: usize = 200_000;
 
 /// The largest ulp distance of `f` from `libm` over `xs`, and where.
-fn worst(f: impl Fn(f64) -> f64, libm: impl Fn(f64) -> f64, xs: Vec<f64>) -> (u64, f64) {
+pub(crate) fn worst(f: impl Fn(f64) -> f64, libm: impl Fn(f64) -> f64, xs: Vec<f64>) -> (u64, f64) {
     assert!(xs.iter().any(|&x| x != 0.0));
     let mut w = (0, 0.0);
     for x in xs {
@@ -58,18 +58,24 @@ fn worst(f: impl Fn(f64) -> f64, libm: impl Fn(f64) -> f64, xs: Vec<f64>) -> (u6
     w
 }
 
-fn check(name: &str, max: u64, f: impl Fn(f64) -> f64, libm: impl Fn(f64) -> f64, xs: Vec<f64>) {
+pub(crate) fn check(
+    name: &str,
+    max: u64,
+    f: impl Fn(f64) -> f64,
+    libm: impl Fn(f64) -> f64,
+    xs: Vec<f64>,
+) {
     let (u, x) = worst(f, libm, xs);
     assert!(u <= max, "{name}: {u} ulp from libm at {x:e}");
 }
 
-fn same(got: f64, want: f64) -> bool {
+pub(crate) fn same(got: f64, want: f64) -> bool {
     got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan()
 }
 
 /// Exactly libm's value where it is special (NaN, zero, infinity: with its
 /// sign), else within `max` ulp.
-fn c_like(got: f64, want: f64, max: u64) -> bool {
+pub(crate) fn c_like(got: f64, want: f64, max: u64) -> bool {
     let plain = |v: f64| v.is_finite() && v != 0.0;
     same(got, want)
         || plain(got)
@@ -78,12 +84,12 @@ fn c_like(got: f64, want: f64, max: u64) -> bool {
             && ulps(got, want) <= max
 }
 
-fn gen(seed: u64, mut f: impl FnMut(&mut Rng) -> f64) -> Vec<f64> {
+pub(crate) fn gen(seed: u64, mut f: impl FnMut(&mut Rng) -> f64) -> Vec<f64> {
     let mut g = Rng(seed);
     (0..N).map(|_| f(&mut g)).collect()
 }
 
-const SPECIAL: [f64; 12] = [
+pub(crate) const SPECIAL: [f64; 12] = [
     0.0,
     -0.0,
     1.0,

@@ -11,6 +11,8 @@ pub mod gather;
 pub mod interp;
 pub mod math;
 pub mod math64;
+pub mod math64_hyp;
+pub mod math64_inverse;
 pub(crate) mod math_wide;
 pub mod num;
 pub mod reduce;
