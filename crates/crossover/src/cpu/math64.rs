@@ -111,10 +111,10 @@ pub(super) fn frexp_sqrt2(a: f64) -> (f64, f64) {
     }
 }
 
-/// Natural logarithm (fdlibm's `e_log.c`, branch-free): log(0) = -inf,
-/// log(<0) = NaN, log(inf) = inf.
+/// fdlibm's log polynomial R(s) for s = f / (2 + f) (`e_log.c`'s
+/// `t2 + t1`), shared by [`log_f64`] and log1p.
 #[inline(always)]
-pub fn log_f64(x: f64) -> f64 {
+pub(super) fn log_poly(s: f64) -> f64 {
     const LG1: f64 = 6.666666666666735130e-01;
     const LG2: f64 = 3.999999999940941908e-01;
     const LG3: f64 = 2.857142874366239149e-01;
@@ -122,14 +122,21 @@ pub fn log_f64(x: f64) -> f64 {
     const LG5: f64 = 1.818357216161805012e-01;
     const LG6: f64 = 1.531383769920937332e-01;
     const LG7: f64 = 1.479819860511658591e-01;
-    let (m, dk) = frexp_sqrt2(x);
-    let f = m - 1.0;
-    let s = f / (2.0 + f);
     let z = s * s;
     let w = z * z;
     let t1 = w * LG6.mul_add(w, LG4).mul_add(w, LG2);
     let t2 = z * LG7.mul_add(w, LG5).mul_add(w, LG3).mul_add(w, LG1);
-    let r = t2 + t1;
+    t2 + t1
+}
+
+/// Natural logarithm (fdlibm's `e_log.c`, branch-free): log(0) = -inf,
+/// log(<0) = NaN, log(inf) = inf.
+#[inline(always)]
+pub fn log_f64(x: f64) -> f64 {
+    let (m, dk) = frexp_sqrt2(x);
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let r = log_poly(s);
     let hfsq = 0.5 * f * f;
     // fdlibm takes the hfsq form for the larger |f| (mantissa in about
     // [1.38, 1.42) before halving).

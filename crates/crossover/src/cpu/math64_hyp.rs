@@ -24,7 +24,8 @@
 #![allow(clippy::excessive_precision)]
 
 use super::math64::{
-    exp_poly, fast_two_sum, frexp_sqrt2, pow2i, scale2, two_sum, LN2_HI, LN2_LO, ROUND_MAGIC,
+    exp_poly, fast_two_sum, frexp_sqrt2, log_poly, pow2i, scale2, two_sum, LN2_HI, LN2_LO,
+    ROUND_MAGIC,
 };
 
 /// 2^-54 (below it expm1, log1p, tanh, sinh, asinh and atanh return x).
@@ -93,13 +94,6 @@ pub fn expm1_f64(x: f64) -> f64 {
 /// low part or 0): fdlibm then takes f = y, y_lo the correction term.
 #[inline(always)]
 fn log1p_kernel(u: f64, err: f64, y: f64, y_lo: f64, kadd: f64) -> f64 {
-    const LG1: f64 = 6.666666666666735130e-01;
-    const LG2: f64 = 3.999999999940941908e-01;
-    const LG3: f64 = 2.857142874366239149e-01;
-    const LG4: f64 = 2.222219843214978396e-01;
-    const LG5: f64 = 1.818357216161805012e-01;
-    const LG6: f64 = 1.531383769920937332e-01;
-    const LG7: f64 = 1.479819860511658591e-01;
     let (m, dk) = frexp_sqrt2(u);
     let near = dk == 0.0;
     let f = pick(near, y, m - 1.0);
@@ -110,11 +104,7 @@ fn log1p_kernel(u: f64, err: f64, y: f64, y_lo: f64, kadd: f64) -> f64 {
     let dk = dk + kadd;
     let hfsq = 0.5 * f * f;
     let s = f / (2.0 + f);
-    let z = s * s;
-    let w = z * z;
-    let t1 = w * LG6.mul_add(w, LG4).mul_add(w, LG2);
-    let t2 = z * LG7.mul_add(w, LG5).mul_add(w, LG3).mul_add(w, LG1);
-    let r = t2 + t1;
+    let r = log_poly(s);
     s * (hfsq + r) + dk.mul_add(LN2_LO, c) - hfsq + f + dk * LN2_HI
 }
 

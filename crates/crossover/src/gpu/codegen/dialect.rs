@@ -38,12 +38,19 @@ pub struct Features {
     pub fp64: bool,
 }
 
-/// Math functions rendered as `xo_<name>_f32` / `xo_<name>_f64`.
-const MATH: [&str; 26] = [
-    "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "fabs", "pow", "log1p",
-    "expm1", "log10", "log2", "exp2", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-    "atanh", "atan2", "hypot",
+/// Math functions rendered as `xo_<name>_f32` / `xo_<name>_f64` (log1p is
+/// [`LOG1P`]).
+const MATH: [&str; 25] = [
+    "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "fabs", "pow", "expm1",
+    "log10", "log2", "exp2", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+    "atan2", "hypot",
 ];
+
+/// log1p returns tiny arguments as they are (their log1p rounds to them):
+/// pocl's float64 log1p gave +0 for -5e-324, where C99 and the CPU give
+/// the argument. `$F` is the float type, `$S` the CUDA suffix of its math
+/// functions.
+const LOG1P: &str = "XO_FN $F xo_log1p_$F($F x) { return fabs$S(x) < $T ? x : log1p$S(x); }\n";
 
 const OPENCL: &str = r#"// OpenCL prelude
 #pragma OPENCL FP_CONTRACT OFF
@@ -186,6 +193,14 @@ XO_FN i64 xo_f64_to_i64(f64 x) {
 }
 "#;
 
+/// [`LOG1P`] for float type `ty`, CUDA suffix `suffix`, below `tiny`.
+fn log1p(ty: &str, suffix: &str, tiny: &str) -> String {
+    LOG1P
+        .replace("$F", ty)
+        .replace("$S", suffix)
+        .replace("$T", tiny)
+}
+
 /// The prelude and shared helpers for `dialect` on a device with
 /// `features`: prepend it to one or more kernel bodies.
 pub fn prelude(dialect: Dialect, features: Features) -> String {
@@ -202,12 +217,18 @@ pub fn prelude(dialect: Dialect, features: Features) -> String {
                     let _ = writeln!(s, "#define xo_{f}_f64 {f}");
                 }
             }
+            s.push_str(&log1p("f32", "", "0x1p-25f"));
+            if features.fp64 {
+                s.push_str(&log1p("f64", "", "0x1p-54"));
+            }
         }
         Dialect::Cuda => {
             s.push_str(CUDA);
             for f in MATH {
                 let _ = writeln!(s, "#define xo_{f}_f32 {f}f\n#define xo_{f}_f64 {f}");
             }
+            s.push_str(&log1p("f32", "f", "0x1p-25f"));
+            s.push_str(&log1p("f64", "", "0x1p-54"));
         }
     }
     s.push_str(BAD_CAST);
