@@ -27,6 +27,8 @@ const POOLED: usize = 64 << 10;
 const PAGE: usize = 4 << 10;
 const HUGE_PAGE: usize = 2 << 20;
 const SMALL_ALIGN: usize = 64;
+/// [`Buffer::from_host_bytes`] copies this much and more on every thread.
+const PARALLEL_COPY_BYTES: usize = 256 << 10;
 
 /// Raw, aligned, zero-initialised-or-recycled memory.
 struct HostMem {
@@ -460,14 +462,37 @@ impl Buffer {
         }
         // Not zeroed: the copy below writes every byte before anything reads.
         let mut b = Buffer::alloc_as(dtype, bytes.len() / size, true)?;
-        if !bytes.is_empty() {
+        let dst = b.as_mut_byte_ptr() as usize;
+        let copy = |start: usize, len: usize| {
             // SAFETY: the new buffer owns at least bytes.len() bytes of host
-            // memory, which cannot overlap the borrowed `bytes`, and is
-            // written whole here through the raw pointer before any slice of
-            // it exists; every bit pattern is a valid element.
+            // memory, which cannot overlap the borrowed `bytes`; the calls
+            // below write disjoint ranges covering all of it, through the
+            // raw pointer, before any slice of it exists; every bit pattern
+            // is a valid element.
             unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.as_mut_byte_ptr(), bytes.len())
-            };
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr().add(start),
+                    (dst as *mut u8).add(start),
+                    len,
+                )
+            }
+        };
+        let threads = crate::cpu::threads();
+        if bytes.len() >= PARALLEL_COPY_BYTES && threads > 1 {
+            // The elementwise kernels' task grid: the kernel that reads this
+            // copy next finds each task's part in the cache of the core
+            // that wrote it.
+            use rayon::prelude::*;
+            let task = crate::cpu::ELEMENTWISE_TASK * size;
+            let tasks = bytes.len().div_ceil(task);
+            crate::cpu::pool().install(|| {
+                (0..tasks).into_par_iter().for_each(|t| {
+                    let start = t * task;
+                    copy(start, task.min(bytes.len() - start));
+                })
+            });
+        } else if !bytes.is_empty() {
+            copy(0, bytes.len());
         }
         Ok(b)
     }

@@ -37,7 +37,7 @@ use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 
 /// Points per parallel task of an elementwise kernel.
-const ELEMENTWISE_TASK: usize = 32 * CHUNK;
+pub(crate) const ELEMENTWISE_TASK: usize = 32 * CHUNK;
 
 /// Below this much work (points weighted by flops) a kernel runs on the
 /// calling thread; dispatching to the pool costs more than it saves. The
