@@ -446,6 +446,30 @@ impl PyCsr {
         wrap(py, errors::engine(py, || self.inner.matmul_dense(&x))?)
     }
 
+    /// Where ``self @ other`` (both CSR) runs and why, as the report
+    /// ``crossover.explain`` prints for arrays: each device's predicted
+    /// time or why it cannot run it, the choice and its reason. With
+    /// ``run`` the product is computed as well and measured times added.
+    #[pyo3(signature = (other, run = true))]
+    fn explain_matmul(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        run: bool,
+    ) -> PyResult<String> {
+        let o = other.cast::<PyCsr>().map_err(|_| {
+            PyTypeError::new_err("csr_matrix.explain_matmul: the operand must be a csr_matrix")
+        })?;
+        let (a, b) = (&self.inner, &o.get().inner);
+        let plan = if run {
+            crate::device::check(py)?;
+            errors::detached(py, || a.matmul_explained(b).map(|(_, plan)| plan))?
+        } else {
+            errors::engine(py, || a.matmul_plan(b))?
+        };
+        Ok(plan.to_string())
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<crossover.sparse.csr_matrix {}x{}, {} stored {}>",

@@ -140,6 +140,24 @@ def test_fft_2d_family(rng, shape):
         xo.fft.fft(x, norm="sideways")
 
 
+def test_sparse_times_sparse_explains_its_placement():
+    sp = pytest.importorskip("scipy.sparse")
+    a = sp.random(300, 200, density=0.05, format="csr", random_state=4, dtype=np.float64)
+    b = sp.random(200, 150, density=0.05, format="csr", random_state=5, dtype=np.float64)
+    xa, xb = xo.sparse.csr_matrix(a), xo.sparse.csr_matrix(b)
+    planned = xa.explain_matmul(xb, run=False)
+    assert "sparse" in planned and "choice" in planned and "cpu" in planned, planned
+    assert "measured" not in planned, planned
+    ran = xa.explain_matmul(xb)
+    assert "measured" in ran, ran
+    if xo.get_device() == "gpu-prefer":  # the pocl stage: the device runs it
+        assert "gpu" in ran.split("choice")[1].split("\n")[0], ran
+    with pytest.raises(TypeError, match="explain_matmul"):
+        xa.explain_matmul(np.ones((200, 3)))
+    with pytest.raises(xo.ShapeError):
+        xa.explain_matmul(xa, run=False)
+
+
 def test_sparse_round_trip_and_products(rng):
     sp = pytest.importorskip("scipy.sparse")
     a = sp.random(300, 200, density=0.05, format="csr", random_state=1, dtype=np.float64)
