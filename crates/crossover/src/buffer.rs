@@ -657,6 +657,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn host_bytes_are_copied_whole_on_both_sides_of_the_parallel_size() {
+        for n in [
+            0usize,
+            1,
+            1000,
+            PARALLEL_COPY_BYTES / 4 - 1,
+            PARALLEL_COPY_BYTES / 4 + 12_345,
+        ] {
+            let src: Vec<f32> = (0..n).map(|i| (i as f32).mul_add(0.37, -11.0)).collect();
+            let bytes: Vec<u8> = src.iter().flat_map(|x| x.to_ne_bytes()).collect();
+            let b = Buffer::from_host_bytes(DType::F32, &bytes).unwrap();
+            assert_eq!(b.len(), n);
+            assert_eq!(b.as_slice::<f32>(), &src[..], "{n} elements");
+        }
+        let err = Buffer::from_host_bytes(DType::F64, &[0u8; 12]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::InvalidArgument {
+                    op: "from_host_bytes",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn large_buffers_are_recycled() {
         let n = 3 << 20;
         let mut a = Buffer::alloc(DType::F32, n).unwrap();
