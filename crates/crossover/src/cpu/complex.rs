@@ -12,7 +12,7 @@
 
 use super::complex_special as special;
 use super::gather::{gather, positions, Access};
-use super::{parallel_min_work, pool, threads, OutPtr};
+use super::{parallel_min_work, threads, OutPtr};
 use crate::array::Value;
 use crate::buffer::Buffer;
 use crate::device::{BoundKernel, BoundSource};
@@ -24,7 +24,6 @@ use crate::op::{BinaryOp, UnaryOp};
 use crate::rng::{self, Distribution};
 use crate::shape::Layout;
 use num_complex::{Complex32, Complex64};
-use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Points per chunk.
@@ -690,7 +689,7 @@ pub(crate) fn run_fused(
         };
         let work = n as f64 * (4.0 + program.flops_per_point());
         if work >= parallel_min_work() && threads() > 1 && chunks > 1 {
-            pool().install(|| (0..chunks).into_par_iter().for_each(task));
+            super::for_each_task(chunks, task);
         } else {
             (0..chunks).for_each(task);
         }

@@ -18,6 +18,7 @@ pub mod num;
 pub mod reduce;
 mod regs;
 pub mod simd;
+mod tasks;
 
 use crate::array::Value;
 use crate::buffer::Buffer;
@@ -31,10 +32,10 @@ pub use backend::CpuBackend;
 use gather::Access;
 use interp::{with_type, Bound, Data, Prepared, Scratch, CHUNK};
 use num::Pod;
-use rayon::prelude::*;
 pub use regs::wrap_i64;
 use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
+pub(crate) use tasks::{for_each_task, map_tasks};
 
 /// Points per parallel task of an elementwise kernel.
 pub(crate) const ELEMENTWISE_TASK: usize = 32 * CHUNK;
@@ -243,7 +244,7 @@ fn run_fused(
                 scratch(|sc| elementwise_range(&prep, &outs, sc, a, b));
             };
             if parallel && tasks > 1 {
-                pool().install(|| (0..tasks).into_par_iter().for_each(task));
+                for_each_task(tasks, task);
             } else {
                 (0..tasks).for_each(task);
             }

@@ -20,7 +20,6 @@ use crate::expr::ir::{InstKind, Reg};
 use crate::fuse::{ReduceMode, ReducePlan};
 use crate::op::ReduceOp;
 use outer::{run_outer, ColStates};
-use rayon::prelude::*;
 
 mod outer;
 
@@ -502,7 +501,7 @@ fn run_inner<T: Tasks>(
         }
         let t1 = (t0 + BATCH).min(tasks);
         let parts: Vec<(Partial<T>, Partial<T>)> = if parallel && t1 - t0 > 1 {
-            super::pool().install(|| (t0..t1).into_par_iter().map(run_task).collect())
+            super::map_tasks(t1 - t0, |i| run_task(t0 + i))
         } else {
             (t0..t1).map(run_task).collect()
         };

@@ -38,7 +38,7 @@ pub(super) fn run_outer<T: Tasks>(
     };
     let n_tasks = col_blocks * row_blocks;
     let parts: Vec<Vec<State<T>>> = if parallel && n_tasks > 1 {
-        crate::cpu::pool().install(|| (0..n_tasks).into_par_iter().map(task).collect())
+        crate::cpu::map_tasks(n_tasks, task)
     } else {
         (0..n_tasks).map(task).collect()
     };
