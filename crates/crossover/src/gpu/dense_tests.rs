@@ -1,4 +1,4 @@
-//! Unit tests of `dense.rs`.
+//! Unit tests of `dense_plan.rs`.
 use super::*;
 
 /// Where element (i, j) of output `o` of a 2 x 3 batch entry lives.
