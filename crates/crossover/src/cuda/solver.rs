@@ -11,7 +11,8 @@
 //! copy of the factor then `orgqr`, `gesvd`, `syevd`), float32 (`S`),
 //! float64 (`D`), complex64 (`C`) or complex128 (`Z`; there `ungqr` and
 //! `heevd`, singular values and eigenvalues real, `vt` holding `V^H`;
-//! the core does not send complex jobs yet, see `gpu/dense.rs`):
+//! the core packs complex matrices so that these give its results, see
+//! `gpu/dense_plan.rs`):
 //! cuSOLVER's batched routines cover only some of these and
 //! only small matrices, so the loop keeps one path for every size. One
 //! workspace, the largest any step of the call asks for

@@ -157,12 +157,12 @@ pub enum DenseCall {
     /// first `min(m, n)` columns (`orgqr`).
     Qr,
     /// Thin SVD of `a` (`m x n`, `m >= n`, `gesvd`): `values` gets the
-    /// `n` singular values (descending); with `vectors`, `u` gets `U`
-    /// (`m x n`) and `vt` gets `V^T` (`n x n`).
+    /// `n` singular values (descending, real); with `vectors`, `u` gets `U`
+    /// (`m x n`) and `vt` gets `V^H` (`n x n`; `V^T` when real).
     Svd { vectors: bool },
-    /// Eigendecomposition of the symmetric `a` (`n x n`) read from its
-    /// `upper` or lower triangle (`syevd`): `values` gets the eigenvalues
-    /// (ascending), `a` the eigenvectors as columns.
+    /// Eigendecomposition of the symmetric (Hermitian) `a` (`n x n`) read
+    /// from its `upper` or lower triangle (`syevd`, `heevd`): `values` gets
+    /// the eigenvalues (ascending, real), `a` the eigenvectors as columns.
     Eigh { upper: bool },
 }
 
@@ -173,8 +173,8 @@ pub enum DenseCall {
 /// allocations, sized for the call; the API overwrites them.
 pub struct DenseJob<'a, M> {
     pub call: DenseCall,
-    /// f32 or f64 (the core's choice; CUDA's solver also takes c64 and
-    /// c128, whose `values` are real and whose `vt` is `V^H`).
+    /// f32, f64, c64 or c128 (complex: `values` real, `vt` is `V^H`,
+    /// `getrs`'s `transpose` the plain transpose, not the conjugate one).
     pub dtype: crate::dtype::DType,
     pub batch: usize,
     /// Rows and columns of `a`.

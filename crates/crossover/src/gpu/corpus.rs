@@ -175,7 +175,7 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
             super::codegen::Variant::gemm(d),
             super::codegen::Variant::spmm(d),
             super::codegen::Variant::spgemm(d),
-            super::codegen::Variant::matcopy(d),
+            super::codegen::Variant::matcopy(d, false),
         ] {
             let r = v.render(&crate::expr::ir::Program::default());
             bodies.entry(r.id).or_insert((r.body, r.entries));
@@ -185,6 +185,14 @@ pub fn source(dialect: Dialect) -> Result<(String, Vec<String>)> {
     for d in [DType::I32, DType::I64, DType::Bool, DType::C64, DType::C128] {
         let r = super::codegen::Variant::gemm(d).render(&crate::expr::ir::Program::default());
         bodies.entry(r.id).or_insert((r.body, r.entries));
+    }
+    // Complex matrix copies (complex dense solvers), plain and conjugating.
+    for d in [DType::C64, DType::C128] {
+        for conj in [false, true] {
+            let v = super::codegen::Variant::matcopy(d, conj);
+            let r = v.render(&crate::expr::ir::Program::default());
+            bodies.entry(r.id).or_insert((r.body, r.entries));
+        }
     }
     // The core's FFT steps (Bluestein's kernels among them): each precision,
     // real and complex input, 1-3 dims.

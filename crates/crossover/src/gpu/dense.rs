@@ -1,13 +1,15 @@
 //! Dense linear algebra on the GPU core ([`crate::op::Library::Dense`]):
 //! solve, solve_spd, cholesky, qr, inv, det, svd, svdvals and eigh over a
-//! batch of real matrices, through the API's dense solver
+//! batch of real or complex matrices, through the API's dense solver
 //! ([`GpuApi::dense`], cuSOLVER on CUDA). APIs without one (OpenCL) decline
 //! these ops and the CPU runs them.
 //!
 //! Vendor solvers are column-major and overwrite their inputs; crossover's
 //! arrays are row-major views of any strides. A row-major matrix *is* its
 //! transpose read column-major, so each op picks the packing that makes
-//! the solver's outputs come out row-major where it can ([`mapping`]):
+//! the solver's outputs come out row-major where it can (the plan,
+//! [`super::dense_plan::mapping`], which also derives where complex
+//! matrices need the conjugating copy rather than the transpose):
 //! LU, Cholesky and eigh factor `M = A^T` (the CPU path factors the same
 //! `M`), whose inverse, upper Cholesky factor and wide-matrix SVD factors
 //! read row-major are exactly the results wanted; what still comes out
@@ -27,306 +29,91 @@
 //! result the device's conservative check flagged, computes it).
 //!
 //! QR's Householder signs are LAPACK's (`R`'s diagonal has the sign
-//! opposite to the pivot column's head), which is faer's convention too;
-//! singular vectors and eigenvectors are unique only up to sign, on every
-//! backend.
+//! opposite to the pivot column's head), which is faer's convention too
+//! for real matrices; for complex ones LAPACK makes `R`'s diagonal real
+//! and faer gives it the phase of minus the pivot column's head, so
+//! complex `Q` and `R` agree with the CPU's only up to a unit phase per
+//! column of `Q` (row of `R`), `Q R` alike; singular vectors and
+//! eigenvectors are unique only up to sign (complex: a unit phase), on
+//! every backend.
 
-use super::api::{DenseCall, DenseJob};
+use super::api::DenseJob;
 use super::codegen::matcopy::Tri;
 use super::codegen::params::{Param, Value as PackedValue};
 use super::codegen::{Variant, GROUP};
+use super::dense_plan::{a_pack, det_from_lu, info_error, mapping, BFrom, Out, Src};
 use super::memory::Block;
 use super::{guard, GpuApi, GpuBackend};
 use crate::array::Value;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::linalg::{
-    batch_offsets, eigh_not_converged, mat_strides, not_positive_definite, singular,
-    svd_not_converged, Dense, DenseKind as Kind,
-};
+use crate::linalg::{batch_offsets, mat_strides, Dense, DenseKind as Kind};
 use crate::shape::numel;
+use num_complex::Complex;
 
-/// A buffer of a [`DenseJob`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Src {
-    A,
-    B,
-    Values,
-    U,
-    Vt,
-}
-
-/// One output, row-major `rows x cols` per matrix, read from job buffer
-/// `src` (one `per`-element block per matrix) through strides `rs`, `cs`,
-/// keeping `tri`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Unpack {
-    src: Src,
-    rows: usize,
-    cols: usize,
-    rs: usize,
-    cs: usize,
-    per: usize,
-    tri: Tri,
-}
-
-impl Unpack {
-    fn new(src: Src, (rows, cols): (usize, usize), (rs, cs): (usize, usize), per: usize) -> Self {
-        Unpack {
-            src,
-            rows,
-            cols,
-            rs,
-            cs,
-            per,
-            tri: Tri::All,
-        }
-    }
-
-    /// Whether the job buffer already is this output: row-major,
-    /// contiguous, nothing masked (no copy needed).
-    fn as_is(&self) -> bool {
-        let rows_ok = self.rows <= 1 || self.rs == self.cols;
-        let cols_ok = self.cols <= 1 || self.cs == 1;
-        self.tri == Tri::All && rows_ok && cols_ok && self.per == self.rows * self.cols
-    }
-}
-
-/// An output of a dense op on the device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Out {
-    /// From a job buffer.
-    Unpack(Unpack),
-    /// A determinant: from the LU factor's diagonal and the pivots.
-    Det,
-}
-
-/// What `b` of the job holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum BFrom {
-    None,
-    /// The right-hand sides, packed column-major (`n x k`).
-    Input,
-    /// Identity matrices (`n x n`): the inverse's right-hand sides.
-    Identity,
-    /// Room for a copy of `a` (QR's factored matrix).
-    Scratch,
-}
-
-/// How one dense op maps onto the column-major solver: the call, the
-/// matrix the solver sees (`m x n`), how `a` is packed, what the other
-/// buffers hold (elements per matrix, 0: none) and where each output
-/// comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Mapping {
-    call: DenseCall,
-    m: usize,
+/// The determinants of `nb` matrices of `dtype` (bytes, native order)
+/// from their LU factors' diagonals `diag` (`n` per matrix, bytes) and
+/// LAPACK's pivots (`n` per matrix): complex determinants are complex.
+pub(super) fn dets_from_lu(
+    dtype: DType,
+    diag: &[u8],
+    pivots: &[i32],
+    nb: usize,
     n: usize,
-    /// Pack `a` row-major (the solver then sees `A^T`), else column-major.
-    a_row_major: bool,
-    b: BFrom,
-    pivots: bool,
-    values: usize,
-    u: usize,
-    vt: usize,
-    outs: Vec<Out>,
-}
-
-/// The mapping of op `kind` on an `m x n` matrix (`k` right-hand sides).
-fn mapping(kind: Kind, m: usize, n: usize, k: usize) -> Mapping {
-    let r = m.min(n);
-    let base = Mapping {
-        call: DenseCall::Lu {
-            solve: false,
-            transpose: false,
-        },
-        m: n,
-        n,
-        a_row_major: true,
-        b: BFrom::None,
-        pivots: false,
-        values: 0,
-        u: 0,
-        vt: 0,
-        outs: Vec::new(),
-    };
-    // X (n x k) column-major, read row-major.
-    let solution = Out::Unpack(Unpack::new(Src::B, (n, k), (1, n), n * k));
-    match kind {
-        // getrs with A^T^T = A.
-        Kind::Solve => Mapping {
-            call: DenseCall::Lu {
-                solve: true,
-                transpose: true,
-            },
-            b: BFrom::Input,
-            pivots: true,
-            outs: vec![solution],
-            ..base
-        },
-        // M = A^T's lower triangle is A's upper one (read, as on the CPU).
-        Kind::SolveSpd => Mapping {
-            call: DenseCall::Cholesky {
-                upper: false,
-                solve: true,
-            },
-            b: BFrom::Input,
-            outs: vec![solution],
-            ..base
-        },
-        // M = A^T's upper triangle is A's lower one; M = U^T U with U
-        // column-major, which read row-major is L.
-        Kind::Cholesky => Mapping {
-            call: DenseCall::Cholesky {
-                upper: true,
-                solve: false,
-            },
-            outs: vec![Out::Unpack(Unpack {
-                tri: Tri::Lower,
-                ..Unpack::new(Src::A, (n, n), (n, 1), n * n)
-            })],
-            ..base
-        },
-        // inv(M) column-major = inv(A)^T column-major = inv(A) row-major.
-        Kind::Inv => Mapping {
-            call: DenseCall::Lu {
-                solve: true,
-                transpose: false,
-            },
-            b: BFrom::Identity,
-            pivots: true,
-            outs: vec![Out::Unpack(Unpack::new(Src::B, (n, n), (n, 1), n * n))],
-            ..base
-        },
-        // det(M) = det(A).
-        Kind::Det => Mapping {
-            pivots: true,
-            outs: vec![Out::Det],
-            ..base
-        },
-        Kind::Qr => Mapping {
-            call: DenseCall::Qr,
-            m,
-            n,
-            a_row_major: false,
-            b: BFrom::Scratch,
-            outs: vec![
-                Out::Unpack(Unpack::new(Src::A, (m, r), (1, m), m * n)),
-                Out::Unpack(Unpack {
-                    tri: Tri::Upper,
-                    ..Unpack::new(Src::B, (r, n), (1, m), m * n)
-                }),
-            ],
-            ..base
-        },
-        Kind::Svd | Kind::SvdVals => {
-            let vectors = kind == Kind::Svd;
-            let s = Out::Unpack(Unpack::new(Src::Values, (1, r), (r, 1), r));
-            // The solver needs rows >= columns.
-            if n >= m {
-                // A^T = U' S V'^T, so A = V' S U'^T: U = V' is V'^T
-                // (r x r) column-major read row-major, and V^T = U'^T is
-                // U' (n x r) column-major read row-major. No copies.
-                Mapping {
-                    call: DenseCall::Svd { vectors },
-                    m: n,
-                    n: m,
-                    values: r,
-                    u: if vectors { n * r } else { 0 },
-                    vt: if vectors { r * r } else { 0 },
-                    outs: if vectors {
-                        vec![
-                            Out::Unpack(Unpack::new(Src::Vt, (m, r), (r, 1), r * r)),
-                            s,
-                            Out::Unpack(Unpack::new(Src::U, (r, n), (n, 1), n * r)),
-                        ]
-                    } else {
-                        vec![s]
-                    },
-                    ..base
-                }
-            } else {
-                Mapping {
-                    call: DenseCall::Svd { vectors },
-                    m,
-                    n,
-                    a_row_major: false,
-                    values: r,
-                    u: if vectors { m * r } else { 0 },
-                    vt: if vectors { r * n } else { 0 },
-                    outs: if vectors {
-                        vec![
-                            Out::Unpack(Unpack::new(Src::U, (m, r), (1, m), m * r)),
-                            s,
-                            Out::Unpack(Unpack::new(Src::Vt, (r, n), (1, r), r * n)),
-                        ]
-                    } else {
-                        vec![s]
-                    },
-                    ..base
-                }
-            }
+) -> Vec<u8> {
+    fn f32s(b: &[u8]) -> Vec<f32> {
+        b.chunks_exact(4)
+            .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+    fn f64s(b: &[u8]) -> Vec<f64> {
+        b.chunks_exact(8)
+            .map(|c| f64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect()
+    }
+    fn each<T: Copy + PartialEq + Default + std::ops::MulAssign + std::ops::Neg<Output = T>>(
+        d: &[T],
+        pivots: &[i32],
+        nb: usize,
+        n: usize,
+        one: T,
+        bytes: impl Fn(T) -> Vec<u8>,
+    ) -> Vec<u8> {
+        (0..nb)
+            .flat_map(|i| {
+                bytes(det_from_lu(
+                    &d[i * n..(i + 1) * n],
+                    &pivots[i * n..(i + 1) * n],
+                    one,
+                ))
+            })
+            .collect()
+    }
+    match dtype {
+        DType::F32 => each(&f32s(diag), pivots, nb, n, 1.0, |v| {
+            v.to_ne_bytes().to_vec()
+        }),
+        DType::C64 => {
+            let d: Vec<Complex<f32>> = f32s(diag)
+                .chunks_exact(2)
+                .map(|p| Complex::new(p[0], p[1]))
+                .collect();
+            each(&d, pivots, nb, n, Complex::new(1.0, 0.0), |v| {
+                [v.re.to_ne_bytes(), v.im.to_ne_bytes()].concat()
+            })
         }
-        // M = A^T's upper triangle is A's lower one (read, as NumPy's
-        // UPLO="L"); eigenvectors come back as columns, column-major.
-        Kind::Eigh => Mapping {
-            call: DenseCall::Eigh { upper: true },
-            values: n,
-            outs: vec![
-                Out::Unpack(Unpack::new(Src::Values, (1, n), (n, 1), n)),
-                Out::Unpack(Unpack::new(Src::A, (n, n), (1, n), n * n)),
-            ],
-            ..base
-        },
-    }
-}
-
-/// The CPU's error for the solver's `info` of one matrix of op `kind`
-/// (`None`: success, or a value that is no failure for the op, such as a
-/// zero pivot for a determinant).
-fn info_error(kind: Kind, info: i32) -> Option<Error> {
-    let op = kind.name();
-    if info < 0 {
-        return Some(Error::internal(
-            op,
-            format!("the dense solver rejected its argument {}", -info),
-        ));
-    }
-    let at = usize::try_from(info).ok().filter(|&i| i > 0)?;
-    match kind {
-        Kind::Solve | Kind::Inv => Some(singular(op, at - 1)),
-        Kind::SolveSpd | Kind::Cholesky => Some(not_positive_definite(op, at)),
-        Kind::Svd | Kind::SvdVals => Some(svd_not_converged(op)),
-        Kind::Eigh => Some(eigh_not_converged(op)),
-        Kind::Det | Kind::Qr => None,
-    }
-}
-
-/// The determinant from an LU factor's diagonal and LAPACK's 1-based
-/// pivots, as the CPU computes it: the diagonal's product (0 from the first
-/// zero pivot on: a singular matrix, NumPy's 0 rather than NaN), negated
-/// for an odd number of row swaps.
-fn det_from_lu<T>(diag: &[T], pivots: &[i32], one: T) -> T
-where
-    T: Copy + PartialEq + Default + std::ops::MulAssign + std::ops::Neg<Output = T>,
-{
-    let mut d = one;
-    for &u in diag {
-        if u == T::default() {
-            d = T::default();
-            break;
+        DType::C128 => {
+            let d: Vec<Complex<f64>> = f64s(diag)
+                .chunks_exact(2)
+                .map(|p| Complex::new(p[0], p[1]))
+                .collect();
+            each(&d, pivots, nb, n, Complex::new(1.0, 0.0), |v| {
+                [v.re.to_ne_bytes(), v.im.to_ne_bytes()].concat()
+            })
         }
-        d *= u;
-    }
-    let swaps = pivots
-        .iter()
-        .enumerate()
-        .filter(|&(i, &p)| p as i64 != i as i64 + 1)
-        .count();
-    if swaps % 2 == 1 {
-        -d
-    } else {
-        d
+        _ => each(&f64s(diag), pivots, nb, n, 1.0, |v| {
+            v.to_ne_bytes().to_vec()
+        }),
     }
 }
 
@@ -341,14 +128,18 @@ impl<A: GpuApi> GpuBackend<A> {
                 if self.info().api == "opencl" { "OpenCL" } else { self.info().api }
             ));
         };
-        if dtype.is_complex() {
+        if !matches!(dtype, DType::F32 | DType::F64 | DType::C64 | DType::C128) {
             return Err(format!(
-                "{} of {dtype} runs on the CPU ({solver} is used for float32 and float64 only)",
+                "{} of {dtype} runs on the CPU ({solver} takes float32, float64, complex64 and complex128)",
                 kind.name()
             ));
         }
-        if dtype == DType::F64 && !self.info().fp64 {
-            return Err(format!("{} has no double precision", self.info().name));
+        if matches!(dtype, DType::F64 | DType::C128) && !self.info().fp64 {
+            return Err(format!(
+                "{} has no double precision, which {} of {dtype} needs",
+                self.info().name,
+                kind.name()
+            ));
         }
         if [m, n, k].iter().any(|&d| i32::try_from(d).is_err()) {
             return Err(format!(
@@ -362,18 +153,24 @@ impl<A: GpuApi> GpuBackend<A> {
     /// The vendor calls of dense op `op`, for explain.
     pub(super) fn dense_route(&self, op: &Dense) -> Option<String> {
         let solver = self.shared.api.solver_name()?;
-        let calls = match op.parts().0 {
+        let (kind, .., dtype) = op.parts();
+        let complex = dtype.is_complex();
+        let calls = match kind {
             Kind::Solve => "getrf/getrs",
             Kind::SolveSpd => "potrf/potrs",
             Kind::Cholesky => "potrf",
             Kind::Inv => "getrf/getrs against the identity",
             Kind::Det => "getrf",
+            Kind::Qr if complex => "geqrf/ungqr",
             Kind::Qr => "geqrf/orgqr",
             Kind::Svd | Kind::SvdVals => "gesvd",
+            Kind::Eigh if complex => "heevd",
             Kind::Eigh => "syevd",
         };
+        let conj = complex && mapping(kind, 1, 1, 1).conj_a;
         Some(format!(
-            "{solver} {calls}; crossover's matrix-copy kernel packs and transposes"
+            "{solver} {calls}; crossover's matrix-copy kernel packs{} and transposes",
+            if conj { " (conjugating)" } else { "" }
         ))
     }
 
@@ -388,11 +185,11 @@ impl<A: GpuApi> GpuBackend<A> {
 
     /// Enqueues the core's matrix copy: `out` (row-major `rows x cols`
     /// per matrix, contiguous) from `x` at `offs` (one per matrix) through
-    /// strides `rs`, `cs`, keeping `tri`.
+    /// strides `rs`, `cs`, keeping `tri`; `conj`: conjugated (complex).
     #[allow(clippy::too_many_arguments)]
-    fn matcopy(
+    pub(super) fn matcopy(
         &self,
-        dtype: DType,
+        (dtype, conj): (DType, bool),
         x: &A::Mem,
         offs: &[isize],
         (rows, cols): (usize, usize),
@@ -419,7 +216,7 @@ impl<A: GpuApi> GpuBackend<A> {
             .clamp(1, self.shared.max_groups);
         // The offset table returns to the pool in queue order.
         self.launch_library_kernel(
-            &Variant::matcopy(dtype),
+            &Variant::matcopy(dtype, conj),
             &value,
             0,
             groups,
@@ -442,7 +239,7 @@ impl<A: GpuApi> GpuBackend<A> {
         let (kind, batch, m, n, k, dtype) = op.parts();
         let nb = numel(batch);
         let map = mapping(kind, m, n, k);
-        if nb == 0 || m == 0 || n == 0 || (map.b == BFrom::Input && k == 0) || dtype.is_complex() {
+        if nb == 0 || m == 0 || n == 0 || (map.b == BFrom::Input && k == 0) {
             // Empty results: the CPU checks and returns them.
             return self.dense_on_cpu(op, inputs);
         }
@@ -458,13 +255,17 @@ impl<A: GpuApi> GpuBackend<A> {
             let a_mem = self.resident(&a.buffer)?;
             let offs = batch_offsets(&a.layout, 2, batch);
             let (_, _, rs, cs) = mat_strides(&a.layout);
-            let (shape, strides) = if map.a_row_major {
-                ((m, n), (rs, cs))
-            } else {
-                ((n, m), (cs, rs))
-            };
+            let (shape, strides) = a_pack(&map, (m, n), (rs, cs));
             let x = self.mem_of(a_mem.as_ref())?;
-            events.push(self.matcopy(dtype, x, &offs, shape, strides, Tri::All, a_block.mem())?);
+            events.push(self.matcopy(
+                (dtype, map.conj_a),
+                x,
+                &offs,
+                shape,
+                strides,
+                Tri::All,
+                a_block.mem(),
+            )?);
         }
         let b_block = match map.b {
             BFrom::None => None,
@@ -479,7 +280,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 let x = self.mem_of(b_mem.as_ref())?;
                 // Column-major n x k: row-major k x n of the transpose.
                 events.push(self.matcopy(
-                    dtype,
+                    (dtype, false),
                     x,
                     &offs,
                     (k, n),
@@ -493,7 +294,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 let block = self.alloc(nb * n * n * size)?;
                 let offs = vec![0isize; nb];
                 events.push(self.matcopy(
-                    dtype,
+                    (dtype, false),
                     block.mem(),
                     &offs,
                     (n, n),
@@ -510,21 +311,26 @@ impl<A: GpuApi> GpuBackend<A> {
         } else {
             None
         };
-        let opt = |len: usize| {
+        let opt = |len: usize, size: usize| {
             if len > 0 {
                 self.alloc(nb * len * size).map(Some)
             } else {
                 Ok(None)
             }
         };
-        let (values, u, vt) = (opt(map.values)?, opt(map.u)?, opt(map.vt)?);
+        // Singular values and eigenvalues are real.
+        let (values, u, vt) = (
+            opt(map.values, dtype.real_part().size())?,
+            opt(map.u, size)?,
+            opt(map.vt, size)?,
+        );
         let job = DenseJob {
             call: map.call,
             dtype,
             batch: nb,
             m: map.m,
             n: map.n,
-            k,
+            k: map.k,
             a: a_block.mem(),
             b: b_block.as_ref().map(Block::mem),
             pivots: pivots.as_ref().map(Block::mem),
@@ -579,7 +385,7 @@ impl<A: GpuApi> GpuBackend<A> {
                     let block = self.alloc(bytes)?;
                     let offs: Vec<isize> = (0..nb).map(|i| (i * p.per) as isize).collect();
                     events.push(self.matcopy(
-                        dtype,
+                        (out_dtype, false),
                         src.mem(),
                         &offs,
                         (p.rows, p.cols),
@@ -599,7 +405,7 @@ impl<A: GpuApi> GpuBackend<A> {
                     let diag = self.alloc(nb * n * size)?;
                     let offs: Vec<isize> = (0..nb).map(|i| (i * n * n) as isize).collect();
                     events.push(self.matcopy(
-                        dtype,
+                        (dtype, false),
                         lu.mem(),
                         &offs,
                         (n, 1),
@@ -613,36 +419,7 @@ impl<A: GpuApi> GpuBackend<A> {
                         .chunks_exact(4)
                         .map(|c| i32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
                         .collect();
-                    let dets: Vec<u8> = match dtype {
-                        DType::F32 => {
-                            let d: Vec<f32> = d
-                                .chunks_exact(4)
-                                .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-                                .collect();
-                            (0..nb)
-                                .flat_map(|i| {
-                                    det_from_lu(&d[i * n..(i + 1) * n], &p[i * n..(i + 1) * n], 1.0)
-                                        .to_ne_bytes()
-                                })
-                                .collect()
-                        }
-                        _ => {
-                            let d: Vec<f64> = d
-                                .chunks_exact(8)
-                                .map(|c| {
-                                    f64::from_ne_bytes([
-                                        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-                                    ])
-                                })
-                                .collect();
-                            (0..nb)
-                                .flat_map(|i| {
-                                    det_from_lu(&d[i * n..(i + 1) * n], &p[i * n..(i + 1) * n], 1.0)
-                                        .to_ne_bytes()
-                                })
-                                .collect()
-                        }
-                    };
+                    let dets = dets_from_lu(dtype, &d, &p, nb, n);
                     let block = self.upload_bytes(&dets)?;
                     results.push(self.output_value(block, bytes, &shape, out_dtype)?);
                 }
@@ -658,5 +435,5 @@ impl<A: GpuApi> GpuBackend<A> {
 }
 
 #[cfg(test)]
-#[path = "dense_tests.rs"]
+#[path = "dense_matcopy_tests.rs"]
 mod tests;

@@ -1,4 +1,4 @@
-//! Unit tests of `dense.rs`.
+//! Unit tests of `dense_plan.rs`.
 use super::*;
 
 /// Where element (i, j) of output `o` of a 2 x 3 batch entry lives.
@@ -148,4 +148,30 @@ fn det_sign_follows_the_row_swaps() {
     let d = det_from_lu(&[2.0f32, 0.0, f32::NAN], &[1, 2, 3], 1.0);
     assert_eq!(d, 0.0);
     assert_eq!(det_from_lu::<f64>(&[], &[], 1.0), 1.0, "0 x 0");
+}
+
+#[test]
+fn only_solve_spd_and_eigh_pack_conjugated_and_inv_solves_n_columns() {
+    for kind in [
+        Kind::Solve,
+        Kind::SolveSpd,
+        Kind::Cholesky,
+        Kind::Qr,
+        Kind::Inv,
+        Kind::Det,
+        Kind::Svd,
+        Kind::SvdVals,
+        Kind::Eigh,
+    ] {
+        let m = mapping(kind, 4, 4, 2);
+        assert_eq!(
+            m.conj_a,
+            matches!(kind, Kind::SolveSpd | Kind::Eigh),
+            "{kind:?}: the solver sees A^H only where a Hermitian triangle is read as the CPU reads it"
+        );
+        assert!(m.conj_a <= m.a_row_major, "a conjugated pack is row-major");
+    }
+    // The identity's n columns are the right-hand sides the solver sees.
+    assert_eq!(mapping(Kind::Inv, 6, 6, 0).k, 6);
+    assert_eq!(mapping(Kind::Solve, 6, 6, 3).k, 3);
 }

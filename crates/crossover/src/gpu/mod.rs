@@ -16,6 +16,7 @@ pub mod cache;
 pub mod codegen;
 pub mod corpus;
 mod dense;
+mod dense_plan;
 pub mod discover;
 mod fft;
 pub mod launch;

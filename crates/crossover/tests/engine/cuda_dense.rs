@@ -10,7 +10,7 @@ use crate::common::*;
 use crossover::{linalg, Array, DType, DeviceKind, Error};
 
 /// The CUDA test engine, or `None` (the reason printed).
-fn cuda_engine() -> Option<TestEngine> {
+pub(crate) fn cuda_engine() -> Option<TestEngine> {
     let e = engines().into_iter().find(|e| e.name == "cuda");
     if e.is_none() {
         let why = crossover::gpu::discover::cuda_device(0)
@@ -24,7 +24,7 @@ fn cuda_engine() -> Option<TestEngine> {
 /// A named op whose outputs are compared between engines.
 type Case<'a> = (&'static str, Box<dyn Fn() -> Vec<Array> + 'a>);
 
-fn cpu_engine() -> TestEngine {
+pub(crate) fn cpu_engine() -> TestEngine {
     engines()
         .into_iter()
         .find(|e| e.name == "cpu")

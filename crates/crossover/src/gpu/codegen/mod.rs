@@ -82,8 +82,9 @@ pub enum Kind {
     /// program.
     Spgemm { dtype: DType },
     /// The core's batched matrix copy ([`matcopy`]: packs, transposes,
-    /// triangles, identities around vendor solvers); no program.
-    MatCopy { dtype: DType },
+    /// triangles, identities around vendor solvers); no program. `conj`:
+    /// the conjugating copy (complex `dtype` only).
+    MatCopy { dtype: DType, conj: bool },
     /// The core's cumulative sum or product ([`scan`]) of `dtype` values,
     /// the input read through `line_dims` collapsed other axes.
     Scan {
@@ -164,11 +165,15 @@ impl Variant {
         }
     }
 
-    /// The batched matrix copy of `dtype` values.
-    pub fn matcopy(dtype: DType) -> Variant {
+    /// The batched matrix copy of `dtype` values; `conj`: conjugating
+    /// (ignored for real dtypes, whose conjugate is the plain copy).
+    pub fn matcopy(dtype: DType, conj: bool) -> Variant {
         Variant {
             program: "matcopy".into(),
-            kind: Kind::MatCopy { dtype },
+            kind: Kind::MatCopy {
+                dtype,
+                conj: conj && dtype.is_complex(),
+            },
             ..Variant::gemm(dtype)
         }
     }
@@ -344,7 +349,7 @@ impl Variant {
             Kind::Gemm { dtype } => gemm::render(&id, *dtype, &mut body),
             Kind::Spmm { dtype } => spmm::render(&id, *dtype, &mut body),
             Kind::Spgemm { dtype } => spgemm::render(&id, *dtype, &mut body),
-            Kind::MatCopy { dtype } => matcopy::render(&id, *dtype, &mut body),
+            Kind::MatCopy { dtype, conj } => matcopy::render(&id, *dtype, *conj, &mut body),
             Kind::Scan {
                 kind,
                 dtype,
@@ -370,7 +375,7 @@ impl Variant {
             Kind::Gemm { dtype }
             | Kind::Spmm { dtype }
             | Kind::Spgemm { dtype }
-            | Kind::MatCopy { dtype } => matches!(dtype, DType::F64 | DType::C128),
+            | Kind::MatCopy { dtype, .. } => matches!(dtype, DType::F64 | DType::C128),
             // Floats accumulate in double precision.
             Kind::Scan { dtype, .. } => dtype.is_float(),
             Kind::Fft { precision, .. } => precision == DType::F64,
