@@ -4,6 +4,7 @@ mod common;
 mod corpus;
 mod cuda;
 mod cuda_dense;
+mod cuda_sparse;
 
 mod elementwise;
 mod errors;
