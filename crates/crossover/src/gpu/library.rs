@@ -120,7 +120,7 @@ impl<A: GpuApi> GpuBackend<A> {
                     "{lib} (SpMV for a contiguous vector, else SpMM) where it can read the dense operand's layout, else crossover's CSR kernel; {}",
                     VENDOR_SUMS
                 ),
-                SparsePath::Core(why) => core_route("crossover's CSR kernel", why),
+                SparsePath::Core(why) => core_route("crossover's CSR kernel (", why),
             },
             Library::SparseSparse(sp) => match self.spgemm_path(sp) {
                 SparsePath::Vendor(lib) => format!(
@@ -128,7 +128,7 @@ impl<A: GpuApi> GpuBackend<A> {
                     VENDOR_SUMS
                 ),
                 SparsePath::Core(why) => {
-                    core_route("crossover's CSR merge kernel (count, then fill)", why)
+                    core_route("crossover's CSR merge kernel (count, then fill;", why)
                 }
             },
             Library::Scan(_) => "crossover's three-stage scan kernel".into(),

@@ -466,11 +466,15 @@ fn index_refusal(sizes: &[(&str, f64)]) -> Option<String> {
         .map(|(what, v)| format!("{what} ({v}) past its 32-bit indices"))
 }
 
-/// The route of the core's sparse kernel `kernel` for explain.
-pub(super) fn core_route(kernel: &str, why: Option<String>) -> String {
+/// The route of the core's sparse kernel for explain: `open` (the
+/// kernel's name and an open parenthesis, with a note ending in `;` or
+/// not), then the summation order and `why` the vendor library does not
+/// run it.
+pub(super) fn core_route(open: &str, why: Option<String>) -> String {
+    let sep = if open.ends_with('(') { "" } else { " " };
     match why {
-        None => format!("{kernel} (the CPU's summation order)"),
-        Some(why) => format!("{kernel} (the CPU's summation order; {why})"),
+        None => format!("{open}{sep}the CPU's summation order)"),
+        Some(why) => format!("{open}{sep}the CPU's summation order; {why})"),
     }
 }
 
@@ -612,9 +616,16 @@ mod tests {
             sparse_path(Some("core"), None, None),
             SparsePath::Core(None)
         );
-        assert_eq!(core_route("k", None), "k (the CPU's summation order)");
         assert_eq!(
-            core_route("k", Some("CROSSOVER_GPU_SPARSE=core".into())),
+            core_route("crossover's CSR kernel (", None),
+            "crossover's CSR kernel (the CPU's summation order)"
+        );
+        assert_eq!(
+            core_route("crossover's CSR merge kernel (count, then fill;", None),
+            "crossover's CSR merge kernel (count, then fill; the CPU's summation order)"
+        );
+        assert_eq!(
+            core_route("k (", Some("CROSSOVER_GPU_SPARSE=core".into())),
             "k (the CPU's summation order; CROSSOVER_GPU_SPARSE=core)"
         );
     }
