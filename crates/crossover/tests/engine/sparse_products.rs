@@ -329,7 +329,11 @@ fn spgemm_runs_on_the_opencl_device_and_explains_how() {
         .find(|o| o.device == DeviceKind::Gpu)
         .and_then(|o| o.route.clone())
         .unwrap_or_default();
-    assert!(route.contains("merge kernel"), "{route}");
+    // OpenCL has no sparse library: the core's kernel, word for word.
+    assert_eq!(
+        route,
+        "crossover's CSR merge kernel (count, then fill; the CPU's summation order)"
+    );
     assert!(plan.to_string().contains("sparse_matmul"), "{plan}");
     let (x, _) = array(&[100, 3], DType::F64, 5, -1.0, 1.0);
     let want = cpu().scope(|| c.matmul_dense(&x).unwrap().to_vec_f64().unwrap());
