@@ -1,7 +1,7 @@
-//! Handles of NVIDIA's libraries (cuBLAS, cuSOLVER, cuFFT plans) owned by
-//! crossover: made once per device on first use, bound to crossover's
-//! stream, destroyed once, and only in the process that made them (a
-//! forked child must not touch its parent's handles).
+//! Handles of NVIDIA's libraries (cuBLAS, cuSOLVER, cuSPARSE, cuFFT plans)
+//! owned by crossover: made once per device on first use, bound to
+//! crossover's stream, destroyed once, and only in the process that made
+//! them (a forked child must not touch its parent's handles).
 
 use super::CudaApi;
 use crate::gpu::api::ApiError;

@@ -255,6 +255,29 @@ pub fn cusolver() -> Result<&'static str, String> {
     )
 }
 
+/// cuSPARSE's soname (CUDA 13 and CUDA 12 both ship cuSPARSE 12), after
+/// the nvJitLink it opens by name, newest first.
+const CUSPARSE: [[&str; 2]; 2] = [
+    ["libnvJitLink.so.13", "libcusparse.so.12"],
+    ["libnvJitLink.so.12", "libcusparse.so.12"],
+];
+
+/// Loads cuSPARSE (and nvJitLink) once per process. Returns where it came
+/// from.
+///
+/// # Errors
+/// Why cuSPARSE is not available.
+pub fn cusparse() -> Result<&'static str, String> {
+    static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
+    load_library(
+        &LOADED,
+        &CUSPARSE,
+        // SAFETY: cudarc's probe only opens the library.
+        || unsafe { cudarc::cusparse::sys::is_culib_present() },
+        "cuSPARSE (libcusparse.so.12) not found; `pip install nvidia-cusparse` provides it (sparse products use crossover's own kernels meanwhile)",
+    )
+}
+
 /// Loads the first set of `sets` found (each library of a set in order,
 /// the last one the library itself, the others what it opens by name),
 /// else accepts what the loader's own search finds (`probe`), else fails
@@ -265,32 +288,40 @@ fn load_library<const N: usize>(
     probe: fn() -> bool,
     missing: &str,
 ) -> Result<&'static str, String> {
-    slot.get_or_init(|| {
-        let dirs = search_dirs();
-        for set in sets {
-            let Some(main) = find(&dirs, &[set[N - 1]]) else {
-                continue;
-            };
-            let dir = main.parent().unwrap_or(Path::new(".")).to_path_buf();
-            for dep in &set[..N - 1] {
-                if let Some(d) =
-                    find(std::slice::from_ref(&dir), &[dep]).or_else(|| find(&dirs, &[dep]))
-                {
-                    load_global(&d)?;
-                }
+    slot.get_or_init(|| load_first(&search_dirs(), sets, probe, missing))
+        .as_ref()
+        .map(String::as_str)
+        .map_err(Clone::clone)
+}
+
+/// [`load_library`]'s search in `dirs`, uncached: where the library was
+/// loaded from, or why it was not (a file that does not load is an error
+/// naming it, never a panic).
+fn load_first<const N: usize>(
+    dirs: &[PathBuf],
+    sets: &[[&str; N]],
+    probe: fn() -> bool,
+    missing: &str,
+) -> Result<String, String> {
+    for set in sets {
+        let Some(main) = find(dirs, &[set[N - 1]]) else {
+            continue;
+        };
+        let dir = main.parent().unwrap_or(Path::new(".")).to_path_buf();
+        for dep in &set[..N - 1] {
+            if let Some(d) = find(std::slice::from_ref(&dir), &[dep]).or_else(|| find(dirs, &[dep]))
+            {
+                load_global(&d)?;
             }
-            load_global(&main)?;
-            return Ok(main.display().to_string());
         }
-        if std::panic::catch_unwind(probe).unwrap_or(false) {
-            Ok("the loader's search path".to_string())
-        } else {
-            Err(missing.to_string())
-        }
-    })
-    .as_ref()
-    .map(String::as_str)
-    .map_err(Clone::clone)
+        load_global(&main)?;
+        return Ok(main.display().to_string());
+    }
+    if std::panic::catch_unwind(probe).unwrap_or(false) {
+        Ok("the loader's search path".to_string())
+    } else {
+        Err(missing.to_string())
+    }
 }
 
 /// Whether the NVIDIA driver library is installed (without initialising
@@ -315,4 +346,60 @@ pub fn driver() -> Result<(), String> {
             }
         })
         .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh empty folder under the system's temporary one.
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("crossover-libs-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_missing_library_is_a_reason_not_a_panic() {
+        let dir = scratch("missing");
+        let got = load_first(
+            std::slice::from_ref(&dir),
+            &CUSPARSE,
+            || false,
+            "cuSPARSE not found",
+        );
+        assert_eq!(got, Err("cuSPARSE not found".to_string()));
+        // A probe that panics (cudarc's loader can) is a missing library.
+        let got = load_first(
+            std::slice::from_ref(&dir),
+            &CUSPARSE,
+            || panic!("no library"),
+            "gone",
+        );
+        assert_eq!(got, Err("gone".to_string()));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_library_that_does_not_load_is_named_in_the_error() {
+        let dir = scratch("broken");
+        std::fs::write(dir.join("libcusparse.so.12"), b"not a shared object").unwrap();
+        let e = load_first(std::slice::from_ref(&dir), &CUSPARSE, || true, "missing").unwrap_err();
+        assert!(e.contains("libcusparse.so.12"), "{e}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn cusparse_loads_or_says_why() {
+        // No panic either way; without the library the reason names it and
+        // the wheel that provides it.
+        match cusparse() {
+            Ok(at) => assert!(!at.is_empty()),
+            Err(why) => assert!(
+                why.contains("libcusparse.so.12") && why.contains("nvidia-cusparse"),
+                "{why}"
+            ),
+        }
+    }
 }

@@ -3,8 +3,8 @@
 //! memory pooling, residency and planning are the core's (`gpu/`); this
 //! module is only the API calls: discovery, one context and stream, NVRTC
 //! to a CUBIN, stream-ordered memory, launches and timing events, and
-//! cuBLAS for matrix products ([`blas`]), cuFFT ([`fft`]) and cuSOLVER's
-//! dense routines ([`solver`]).
+//! cuBLAS for matrix products ([`blas`]), cuFFT ([`fft`]), cuSOLVER's
+//! dense routines ([`solver`]) and cuSPARSE's CSR products ([`sparse`]).
 //!
 //! Nothing here runs at import: the driver is initialised (`cuInit`) when
 //! a backend is first opened. A forked child cannot use its parent's
@@ -21,10 +21,12 @@ mod lapack;
 pub mod libs;
 pub mod nvrtc;
 mod solver;
+mod sparse;
 mod staging;
 
 use crate::gpu::api::{
-    ApiError, Arg, Compiled, DenseDone, DenseJob, DeviceInfo, FftAxis, Gemm, GpuApi,
+    ApiError, Arg, Compiled, DenseDone, DenseJob, DeviceInfo, FftAxis, Gemm, GpuApi, SparseDense,
+    SparseSparse, SpgemmOutcome,
 };
 use crate::gpu::codegen::{Dialect, GROUP};
 use cudarc::driver::result;
@@ -71,6 +73,8 @@ pub struct CudaApi {
     fft_plans: fft::Plans,
     /// cuSOLVER, made on the first dense factorisation.
     solver: solver::Slot,
+    /// cuSPARSE, made on the first sparse product.
+    sparse: sparse::Slot,
 }
 
 // SAFETY: the raw pool handle is a process-wide driver object; every use
@@ -283,6 +287,7 @@ impl CudaApi {
                 blas: blas::Slot::new(),
                 fft_plans: fft::Plans::default(),
                 solver: solver::Slot::new(),
+                sparse: sparse::Slot::new(),
             })
         };
         std::panic::catch_unwind(open)
@@ -490,6 +495,18 @@ impl GpuApi for CudaApi {
         job: &DenseJob<'_, CudaMem>,
     ) -> Option<Result<DenseDone<CudaTiming>, ApiError>> {
         self.cusolver_dense(job)
+    }
+
+    fn spmm(&self, s: &SparseDense<'_, CudaMem>) -> Option<Result<CudaTiming, ApiError>> {
+        self.cusparse_spmm(s)
+    }
+
+    fn spgemm(&self, s: &SparseSparse<'_, CudaMem>) -> SpgemmOutcome<CudaMem, CudaTiming> {
+        self.cusparse_spgemm(s)
+    }
+
+    fn sparse_name(&self) -> Option<&'static str> {
+        sparse::name()
     }
 
     fn solver_name(&self) -> Option<&'static str> {

@@ -206,6 +206,64 @@ pub struct DenseDone<E> {
     pub finite_result: bool,
 }
 
+/// A CSR matrix in device memory for a vendor sparse library: `rows x
+/// cols` with `nnz` stored entries, row pointers `indptr` (`rows + 1`
+/// int32), column indices `indices` (`nnz` int32, sorted within each row)
+/// and `values` (`nnz` of the call's dtype), all zero-based.
+pub struct CsrOperand<'a, M> {
+    pub rows: usize,
+    pub cols: usize,
+    pub nnz: usize,
+    pub indptr: &'a M,
+    pub indices: &'a M,
+    pub values: &'a M,
+}
+
+/// A sparse times dense product for a vendor library
+/// ([`GpuApi::spmm`]): `c = a @ x`, `x` `a.cols x k` read row-major from
+/// element `x_offset` of `x` with `x_ld` elements between rows (`x_ld >=
+/// k`); `c` contiguous row-major `a.rows x k`, overwritten. `vector`: `k`
+/// is 1 and `x` is contiguous (`x_ld` 1), a matrix-vector product. Sizes
+/// are above zero and `a.nnz` too.
+pub struct SparseDense<'a, M> {
+    /// f32 or f64 (the matrix, `x` and `c` alike).
+    pub dtype: crate::dtype::DType,
+    pub a: CsrOperand<'a, M>,
+    pub k: usize,
+    pub vector: bool,
+    pub x: &'a M,
+    pub x_offset: usize,
+    pub x_ld: usize,
+    pub c: &'a M,
+}
+
+/// A sparse times sparse product for a vendor library
+/// ([`GpuApi::spgemm`]): `c = a @ b`, both operands CSR of one dtype (f32
+/// or f64, every size above zero).
+pub struct SparseSparse<'a, M> {
+    pub dtype: crate::dtype::DType,
+    pub a: CsrOperand<'a, M>,
+    pub b: CsrOperand<'a, M>,
+}
+
+/// A [`SparseSparse`] product as the vendor library left it, in memory it
+/// allocated: `nnz` entries, row pointers (`rows + 1` int32), column
+/// indices (int32) and values, in the library's order within rows and
+/// possibly holding entries whose sum is zero (the core reads it back and
+/// checks it). `indices` and `values` are `None` when `nnz` is 0.
+pub struct SparseResult<M, E> {
+    pub nnz: usize,
+    pub indptr: M,
+    pub indices: Option<M>,
+    pub values: Option<M>,
+    /// Start and end of the library's calls.
+    pub event: E,
+}
+
+/// What [`GpuApi::spgemm`] returns: `None` when the API has no sparse
+/// library here, else the product or the call that failed.
+pub type SpgemmOutcome<M, E> = Option<Result<SparseResult<M, E>, ApiError>>;
+
 /// A compiled module and, where the API can give it, the binary to cache.
 pub struct Compiled<M> {
     pub module: M,
@@ -285,6 +343,23 @@ pub trait GpuApi: Send + Sync + 'static {
         &self,
         _job: &DenseJob<'_, Self::Mem>,
     ) -> Option<Result<DenseDone<Self::Event>, ApiError>> {
+        None
+    }
+    /// Enqueues `s` through the vendor's sparse library (cuSPARSE's SpMV or
+    /// SpMM on CUDA). `None`: this API has none here (the core runs its own
+    /// CSR kernel).
+    fn spmm(&self, _s: &SparseDense<'_, Self::Mem>) -> Option<Result<Self::Event, ApiError>> {
+        None
+    }
+    /// Computes `s` through the vendor's sparse library (cuSPARSE's SpGEMM
+    /// on CUDA), waiting for the product's size. `None`: this API has none
+    /// here (the core runs its own merge kernel).
+    fn spgemm(&self, _s: &SparseSparse<'_, Self::Mem>) -> SpgemmOutcome<Self::Mem, Self::Event> {
+        None
+    }
+    /// The vendor sparse library [`GpuApi::spmm`] and [`GpuApi::spgemm`]
+    /// use, for explain and the choice of path (`None`: none here).
+    fn sparse_name(&self) -> Option<&'static str> {
         None
     }
     /// The vendor dense solver [`GpuApi::dense`] uses, for explain and the

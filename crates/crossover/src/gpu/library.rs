@@ -5,8 +5,11 @@
 //! matrices, evenly spaced batches), else through the core's own kernel
 //! ([`super::codegen::gemm`], every API, any strides). Both write the
 //! same row-major result, so the executor cannot tell them apart. Sparse
-//! CSR products run through the core's kernel, the matrix's arrays
-//! uploaded once per matrix. Dense factorisations and solvers run through
+//! CSR products run through the API's sparse library where it has one
+//! (cuSPARSE on CUDA: SpMV, SpMM, SpGEMM; sums in its own order, so within
+//! rounding of the CPU's) unless `CROSSOVER_GPU_SPARSE=core`, else through
+//! the core's kernels (the CPU's bits), the matrix's arrays uploaded once
+//! per matrix. Dense factorisations and solvers run through
 //! the API's dense solver ([`super::dense`], cuSOLVER on CUDA). The other
 //! library ops run on the CPU, each with its reason.
 
@@ -14,6 +17,7 @@ use super::api::{Arg, Gemm, GemmOperand};
 use super::codegen::params::{Param, Value as PackedValue};
 use super::codegen::{gemm, scan, Variant, GROUP};
 use super::memory::Block;
+use super::sparse::{core_route, SparsePath, VENDOR_SUMS};
 use super::{guard, GpuApi, GpuBackend};
 use crate::array::scan::Scan;
 use crate::array::Value;
@@ -111,10 +115,22 @@ impl<A: GpuApi> GpuBackend<A> {
                     None => "crossover's radix-2 FFT kernels".into(),
                 },
             },
-            Library::SparseDense(_) => "crossover's CSR kernel (the CPU's summation order)".into(),
-            Library::SparseSparse(_) => {
-                "crossover's CSR merge kernel (count, then fill; the CPU's summation order)".into()
-            }
+            Library::SparseDense(sp) => match self.spmm_path(sp) {
+                SparsePath::Vendor(lib) => format!(
+                    "{lib} (SpMV for a contiguous vector, else SpMM) where it can read the dense operand's layout, else crossover's CSR kernel; {}",
+                    VENDOR_SUMS
+                ),
+                SparsePath::Core(why) => core_route("crossover's CSR kernel (", why),
+            },
+            Library::SparseSparse(sp) => match self.spgemm_path(sp) {
+                SparsePath::Vendor(lib) => format!(
+                    "{lib} SpGEMM (zeros it keeps dropped and rows sorted on the host, as the CPU stores them); {}",
+                    VENDOR_SUMS
+                ),
+                SparsePath::Core(why) => {
+                    core_route("crossover's CSR merge kernel (count, then fill;", why)
+                }
+            },
             Library::Scan(_) => "crossover's three-stage scan kernel".into(),
             Library::Dense(d) => return self.dense_route(d),
         })
@@ -294,7 +310,19 @@ impl<A: GpuApi> GpuBackend<A> {
         let rows = data.nrows;
         let bytes = rows * k * dtype.size();
         let out = self.alloc(bytes)?;
-        if bytes > 0 {
+        let vendor = match self.spmm_path(op) {
+            SparsePath::Vendor(_) if bytes > 0 => {
+                self.vendor_spmm(data, k, *dtype, x, out.mem())?
+            }
+            _ => None,
+        };
+        if let Some(event) = vendor {
+            self.shared
+                .pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(vec![event]);
+        } else if bytes > 0 {
             let csr = self.csr_on_device(data)?;
             let x_mem = self.resident(&x.buffer)?;
             let l = &x.layout;
@@ -428,11 +456,11 @@ impl<A: GpuApi> GpuBackend<A> {
             Values::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
             Values::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
         };
-        let d = Arc::new(CsrOnDevice {
-            indptr: self.upload_bytes(&indptr)?,
-            indices: self.upload_bytes(&indices)?,
-            values: self.upload_bytes(&values)?,
-        });
+        let d = Arc::new(CsrOnDevice::new(
+            self.upload_bytes(&indptr)?,
+            self.upload_bytes(&indices)?,
+            self.upload_bytes(&values)?,
+        ));
         cache.push((Arc::downgrade(data), Arc::clone(&d)));
         Ok(d)
     }
@@ -442,9 +470,23 @@ impl<A: GpuApi> GpuBackend<A> {
 pub(super) struct CsrOnDevice<A: GpuApi> {
     /// Row pointers as i64.
     pub(super) indptr: Block<A>,
-    /// Column indices as u32.
+    /// Column indices as u32 (int32 for a vendor library: the columns fit).
     pub(super) indices: Block<A>,
     pub(super) values: Block<A>,
+    /// Row pointers as int32, for a vendor sparse library (made on its
+    /// first use).
+    pub(super) indptr32: Mutex<Option<Arc<Block<A>>>>,
+}
+
+impl<A: GpuApi> CsrOnDevice<A> {
+    pub(super) fn new(indptr: Block<A>, indices: Block<A>, values: Block<A>) -> Self {
+        CsrOnDevice {
+            indptr,
+            indices,
+            values,
+            indptr32: Mutex::new(None),
+        }
+    }
 }
 
 /// Device copies of CSR matrices, each kept while its matrix lives (a

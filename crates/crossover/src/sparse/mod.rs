@@ -597,8 +597,11 @@ impl Csr {
     ///
     /// It runs where the current engine places it (policy and cost model,
     /// as for every library op): on the CPU by Gustavson's algorithm (rows
-    /// in parallel), or on a GPU by the core's merge kernel, whose sums are
-    /// the CPU's bits. [`Csr::matmul_plan`] says where and why.
+    /// in parallel), or on a GPU: on CUDA by cuSPARSE's SpGEMM where it
+    /// loads (sums in its own order: within rounding of the CPU's, not bit
+    /// for bit), else (OpenCL, or `CROSSOVER_GPU_SPARSE=core`) by the
+    /// core's merge kernel, whose sums are the CPU's bits.
+    /// [`Csr::matmul_plan`] says where and why.
     ///
     /// # Errors
     /// [`Error::Shape`] when the inner dimensions differ; a forced GPU

@@ -5,6 +5,7 @@ mod corpus;
 mod cuda;
 mod cuda_dense;
 mod cuda_dense_complex;
+mod cuda_sparse;
 
 mod elementwise;
 mod errors;
