@@ -438,8 +438,9 @@ fn sparse_setting() -> Option<String> {
 
 /// The choice of path: the API's library `vendor` unless `setting` (the
 /// variable's value) is `core` or `refusal` says why it cannot take the
-/// product. Any other value of the variable (`auto`, `cusparse`, unset)
-/// uses the library where there is one.
+/// product. Unset, empty, `auto` or the library's name use the library
+/// where there is one; any other value is a mistake, so the core's kernels
+/// (the CPU's bits) run and explain names the value.
 pub(super) fn sparse_path(
     setting: Option<&str>,
     vendor: Option<&'static str>,
@@ -448,8 +449,15 @@ pub(super) fn sparse_path(
     let Some(lib) = vendor else {
         return SparsePath::Core(None);
     };
-    if setting.is_some_and(|v| v.trim().eq_ignore_ascii_case("core")) {
-        return SparsePath::Core(Some("CROSSOVER_GPU_SPARSE=core".into()));
+    if let Some(v) = setting.map(str::trim) {
+        if v.eq_ignore_ascii_case("core") {
+            return SparsePath::Core(Some("CROSSOVER_GPU_SPARSE=core".into()));
+        }
+        if !(v.is_empty() || v.eq_ignore_ascii_case("auto") || v.eq_ignore_ascii_case(lib)) {
+            return SparsePath::Core(Some(format!(
+                "CROSSOVER_GPU_SPARSE={v:?} is not auto, core or {lib}"
+            )));
+        }
     }
     match refusal {
         Some(why) => SparsePath::Core(Some(format!("not {lib}: {why}"))),
@@ -605,6 +613,13 @@ mod tests {
                 "{v}"
             );
         }
+        // A typo is not silently the default: the core's kernels, named.
+        assert_eq!(
+            sparse_path(Some("cuspase"), lib, None),
+            SparsePath::Core(Some(
+                "CROSSOVER_GPU_SPARSE=\"cuspase\" is not auto, core or cuSPARSE".into()
+            ))
+        );
         assert_eq!(
             sparse_path(None, lib, Some("too big".into())),
             SparsePath::Core(Some("not cuSPARSE: too big".into()))
