@@ -140,8 +140,9 @@ pub fn calibrate_gpu(
 
 /// The device's library curves (device-timed, inputs resident): matmul of
 /// square matrices per float dtype it computes in, complex64 FFTs and
-/// float32 cumulative sums; float64 solves and SVDs where the device runs
-/// dense linear algebra.
+/// float32 cumulative sums, float64 sparse products (sparse times sparse,
+/// sparse times dense); float64 solve, cholesky, qr, inv, eigh and SVD
+/// where the device runs dense linear algebra.
 fn library_curves(
     runner: &Runner,
     dev: &DeviceProfile,
@@ -194,6 +195,19 @@ fn library_curves(
                 }))
             },
         )?);
+        // Sparse times a dense block of 8 columns (SpMM; a vector is the
+        // same kernel with one).
+        curves.push(curve(
+            runner,
+            lines,
+            ("sparse_matmul_dense", DType::F64),
+            sizes,
+            &|n| {
+                let a = super::calibrate::spgemm_operand(n, 97 + n as u64)?;
+                let x = runner.resident(ready(&[n, 8], DType::F64, 98 + n as u64)?)?;
+                Ok(Box::new(move || a.matmul_dense(&x)))
+            },
+        )?);
     }
     if runs_dense(runner) {
         // float64 solves and SVDs of square matrices (a vendor solver's
@@ -204,10 +218,31 @@ fn library_curves(
             let b = runner.resident(ready(&[n, 1], dtype, 91 + n as u64)?)?;
             Ok(Box::new(move || crate::linalg::solve(&a, &b)))
         })?);
+        curves.push(curve(runner, lines, ("cholesky", dtype), sizes, &|n| {
+            // a aᵀ of a random full-rank a: symmetric positive definite.
+            let a = ready(&[n, n], dtype, 100 + n as u64)?;
+            let spd = a.matmul(&a.transpose()?)?;
+            spd.eval()?;
+            let spd = runner.resident(spd)?;
+            Ok(Box::new(move || crate::linalg::cholesky(&spd)))
+        })?);
+        curves.push(curve(runner, lines, ("qr", dtype), sizes, &|n| {
+            let a = runner.resident(ready(&[n, n], dtype, 101 + n as u64)?)?;
+            Ok(Box::new(move || Ok(crate::linalg::qr(&a)?.1)))
+        })?);
+        curves.push(curve(runner, lines, ("inv", dtype), sizes, &|n| {
+            let a = runner.resident(ready(&[n, n], dtype, 102 + n as u64)?)?;
+            Ok(Box::new(move || crate::linalg::inv(&a)))
+        })?);
         let small: &[usize] = if quick { &[64, 128] } else { &[64, 128, 256] };
         curves.push(curve(runner, lines, ("svd", dtype), small, &|n| {
             let a = runner.resident(ready(&[n, n], dtype, 92 + n as u64)?)?;
             Ok(Box::new(move || Ok(crate::linalg::svd(&a)?.1)))
+        })?);
+        curves.push(curve(runner, lines, ("eigh", dtype), small, &|n| {
+            // eigh reads one triangle: any square matrix will do.
+            let a = runner.resident(ready(&[n, n], dtype, 103 + n as u64)?)?;
+            Ok(Box::new(move || Ok(crate::linalg::eigh(&a)?.0)))
         })?);
     }
     Ok(curves)
