@@ -478,87 +478,54 @@ impl CudaApi {
         let timing = self.start_timing()?;
         // Work estimation, then compute: each asked for its buffer's size
         // (a null buffer), then run with a buffer of that size. The
-        // buffers stay alive until the copy.
-        let mut size1 = 0usize;
-        // SAFETY (this and the calls below): live descriptors of the
-        // operands' device arrays and of C, host scalars, sizes written by
-        // the calls, buffers of the sizes cuSPARSE asked for, kept alive
-        // until the last call that uses them (the copy) is queued; frees
-        // are stream-ordered after it.
-        status("cusparseSpGEMM_workEstimation", unsafe {
-            sp::cusparseSpGEMM_workEstimation(
-                handle,
-                non,
-                non,
-                alpha,
-                a.raw,
-                b.raw,
-                beta,
-                c.raw,
-                vt,
-                alg,
-                g.raw,
-                &mut size1,
-                std::ptr::null_mut(),
-            )
-        })?;
-        let buffer1 = self.alloc(size1.max(1))?;
-        // SAFETY: as above.
-        status("cusparseSpGEMM_workEstimation", unsafe {
-            sp::cusparseSpGEMM_workEstimation(
-                handle,
-                non,
-                non,
-                alpha,
-                a.raw,
-                b.raw,
-                beta,
-                c.raw,
-                vt,
-                alg,
-                g.raw,
-                &mut size1,
-                buffer1.ptr as *mut c_void,
-            )
-        })?;
-        let mut size2 = 0usize;
-        // SAFETY: as above.
-        status("cusparseSpGEMM_compute", unsafe {
-            sp::cusparseSpGEMM_compute(
-                handle,
-                non,
-                non,
-                alpha,
-                a.raw,
-                b.raw,
-                beta,
-                c.raw,
-                vt,
-                alg,
-                g.raw,
-                &mut size2,
-                std::ptr::null_mut(),
-            )
-        })?;
-        let buffer2 = self.alloc(size2.max(1))?;
-        // SAFETY: as above.
-        status("cusparseSpGEMM_compute", unsafe {
-            sp::cusparseSpGEMM_compute(
-                handle,
-                non,
-                non,
-                alpha,
-                a.raw,
-                b.raw,
-                beta,
-                c.raw,
-                vt,
-                alg,
-                g.raw,
-                &mut size2,
-                buffer2.ptr as *mut c_void,
-            )
-        })?;
+        // buffers stay alive until the copy. The two phases take the same
+        // arguments but the size and buffer.
+        type Phase = unsafe fn(
+            sp::cusparseHandle_t,
+            sp::cusparseOperation_t,
+            sp::cusparseOperation_t,
+            *const c_void,
+            sp::cusparseConstSpMatDescr_t,
+            sp::cusparseConstSpMatDescr_t,
+            *const c_void,
+            sp::cusparseSpMatDescr_t,
+            sp::cudaDataType,
+            sp::cusparseSpGEMMAlg_t,
+            sp::cusparseSpGEMMDescr_t,
+            *mut usize,
+            *mut c_void,
+        ) -> sp::cusparseStatus_t;
+        let mut buffers = Vec::with_capacity(2);
+        for (call, phase) in [
+            (
+                "cusparseSpGEMM_workEstimation",
+                sp::cusparseSpGEMM_workEstimation as Phase,
+            ),
+            (
+                "cusparseSpGEMM_compute",
+                sp::cusparseSpGEMM_compute as Phase,
+            ),
+        ] {
+            let run = |size: &mut usize, buffer: *mut c_void| {
+                // SAFETY: live descriptors of the operands' device arrays
+                // and of C, host scalars, a size written by the call, and
+                // a null buffer (the size query) or one of the size
+                // cuSPARSE asked for, kept alive (in `buffers`) until the
+                // last call that uses it (the copy) is queued; frees are
+                // stream-ordered after it.
+                status(call, unsafe {
+                    phase(
+                        handle, non, non, alpha, a.raw, b.raw, beta, c.raw, vt, alg, g.raw, size,
+                        buffer,
+                    )
+                })
+            };
+            let mut size = 0usize;
+            run(&mut size, std::ptr::null_mut())?;
+            let buffer = self.alloc(size.max(1))?;
+            run(&mut size, buffer.ptr as *mut c_void)?;
+            buffers.push(buffer);
+        }
         let (mut rows, mut cols, mut nnz) = (0i64, 0i64, 0i64);
         // SAFETY: a live descriptor; the sizes are written by the call
         // (cuSPARSE knows C's size once compute returns).
@@ -594,7 +561,7 @@ impl CudaApi {
             (None, None)
         };
         let event = self.end_timing(timing)?;
-        drop((buffer1, buffer2));
+        drop(buffers);
         Ok(SparseResult {
             nnz,
             indptr,

@@ -782,7 +782,10 @@ fn calibration_measures_the_opencl_device() {
     }
     // OpenCL declines dense linear algebra, so it has no dense curves.
     assert!(
-        !measured.curves.iter().any(|c| c.op == "solve" || c.op == "eigh"),
+        !measured
+            .curves
+            .iter()
+            .any(|c| c.op == "solve" || c.op == "eigh"),
         "{lines:#?}"
     );
 }
