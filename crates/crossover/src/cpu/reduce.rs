@@ -23,8 +23,14 @@ use outer::{run_outer, ColStates};
 
 mod outer;
 
-/// Points per task (a multiple of CHUNK).
+/// Points per task (a multiple of CHUNK). A sum's bits depend on it.
 const TASK: usize = 64 * CHUNK;
+/// Points per task of a reduction that only tracks extremes (min, max,
+/// argmin, argmax): their results do not depend on the task grid (exact
+/// comparisons, merged in order, so the first index wins), so they take
+/// the elementwise kernels' smaller tasks, which split 1e5 points over
+/// two threads.
+const EXTREME_TASK: usize = super::ELEMENTWISE_TASK;
 const LANES: usize = 16;
 
 /// What the accumulators must track.
@@ -480,12 +486,17 @@ fn run_inner<T: Tasks>(
         }
         return;
     }
-    let tasks = total.div_ceil(TASK);
+    let task = if needs.sum || needs.prod || needs.moments {
+        TASK
+    } else {
+        EXTREME_TASK
+    };
+    let tasks = total.div_ceil(task);
     let run_task = |t: usize| -> (Partial<T>, Partial<T>) {
         if crate::interrupt::requested() {
             return (None, None); // the caller reports the stop
         }
-        let (a, b) = (t * TASK, ((t + 1) * TASK).min(total));
+        let (a, b) = (t * task, ((t + 1) * task).min(total));
         scratch(|sc| inner_task::<T>(prep, plan, outs, needs, sc, a, b, reg))
     };
     // Tasks run in batches whose partial rows are merged in order (each k

@@ -514,7 +514,7 @@ fn scans_match_sequential_references() {
 #[test]
 fn extremes_of_rows_longer_than_a_task_find_the_first_tie() {
     // Rows read straight from memory are scanned in whole-task segments
-    // (131,072 points) with one index per lane: many ties (integers and
+    // (65,536 points for extremes) with one index per lane: many ties (integers and
     // whole floats in [-50, 50)), rows longer than a task, rows cut by task
     // edges, and a NaN late in one row.
     on_every_engine(|_e| {
