@@ -37,14 +37,16 @@ use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 pub(crate) use tasks::{for_each_task, map_tasks};
 
-/// Points per parallel task of an elementwise kernel.
-pub(crate) const ELEMENTWISE_TASK: usize = 32 * CHUNK;
+/// Points per parallel task of an elementwise kernel: small enough that a
+/// kernel of 65,536 points splits in two (a split costs the caller about a
+/// microsecond since it never waits for a helper to wake: `tasks.rs`).
+pub(crate) const ELEMENTWISE_TASK: usize = 16 * CHUNK;
 
 /// Below this much work (points weighted by flops) a kernel runs on the
 /// calling thread; dispatching to the pool costs more than it saves. The
 /// built-in default: `crossover calibrate` measures this machine's
 /// ([`set_parallel_min_work`]).
-pub const PARALLEL_MIN_WORK: f64 = 96.0 * 1024.0;
+pub const PARALLEL_MIN_WORK: f64 = 48.0 * 1024.0;
 
 /// The threshold in force (f64 bits; 0: the default).
 static PARALLEL_MIN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

@@ -28,9 +28,8 @@ const TASK: usize = 64 * CHUNK;
 /// Points per task of a reduction that only tracks extremes (min, max,
 /// argmin, argmax): their results do not depend on the task grid (exact
 /// comparisons, merged in order, so the first index wins), so they take
-/// the elementwise kernels' smaller tasks, which split 1e5 points over
-/// two threads.
-const EXTREME_TASK: usize = super::ELEMENTWISE_TASK;
+/// smaller tasks, which split 1e5 points over two threads.
+const EXTREME_TASK: usize = 32 * CHUNK;
 const LANES: usize = 16;
 
 /// What the accumulators must track.
