@@ -292,7 +292,15 @@ fn measure_parallel_min(
     let sizes: &[usize] = if quick {
         &[1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 19]
     } else {
-        &[1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21]
+        &[
+            1 << 15,
+            1 << 16,
+            1 << 17,
+            1 << 18,
+            1 << 19,
+            1 << 20,
+            1 << 21,
+        ]
     };
     // `a + b`: one flop per point, so its work is 1.25 n (the backend's rule).
     let work = |n: usize| n as f64 * 1.25;
