@@ -22,7 +22,45 @@ pub(crate) fn cuda_engine() -> Option<TestEngine> {
 }
 
 /// A named op whose outputs are compared between engines.
-type Case<'a> = (&'static str, Box<dyn Fn() -> Vec<Array> + 'a>);
+pub(crate) type Case<'a> = (&'static str, Box<dyn Fn() -> Vec<Array> + 'a>);
+
+/// solve and inv of `singular`, cholesky and solve_spd of `indefinite`
+/// fail on `gpu` with the CPU's typed error, word for word (any dtype:
+/// only evaluated, never read back).
+pub(crate) fn assert_failures_are_the_cpus(
+    gpu: &TestEngine,
+    cpu: &TestEngine,
+    singular: &Array,
+    indefinite: &Array,
+    b: &Array,
+) {
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "solve",
+            Box::new(|| vec![linalg::solve(singular, b).unwrap()]),
+        ),
+        ("inv", Box::new(|| vec![linalg::inv(singular).unwrap()])),
+        (
+            "cholesky",
+            Box::new(|| vec![linalg::cholesky(indefinite).unwrap()]),
+        ),
+        (
+            "solve_spd",
+            Box::new(|| vec![linalg::solve_spd(indefinite, b).unwrap()]),
+        ),
+    ];
+    let dtype = singular.dtype();
+    for (name, f) in &cases {
+        let g = gpu
+            .run(|| f().iter().try_for_each(Array::eval))
+            .unwrap_err();
+        let w = cpu
+            .run(|| f().iter().try_for_each(Array::eval))
+            .unwrap_err();
+        assert!(matches!(g, Error::Numerical { .. }), "{name} {dtype}: {g}");
+        assert_eq!(g.to_string(), w.to_string(), "{name} {dtype}");
+    }
+}
 
 pub(crate) fn cpu_engine() -> TestEngine {
     engines()
@@ -232,27 +270,7 @@ fn cusolver_failures_are_the_cpus_typed_errors() {
         // Symmetric, indefinite: the leading minor of order 2 is -3.
         let indefinite = make(&[1.0, 2.0, 2.0, 1.0], &[2, 2], dtype);
         let b = make(&[1.0, 1.0], &[2], dtype);
-        let cases: Vec<Case<'_>> = vec![
-            (
-                "solve",
-                Box::new(|| vec![linalg::solve(&singular, &b).unwrap()]),
-            ),
-            ("inv", Box::new(|| vec![linalg::inv(&singular).unwrap()])),
-            (
-                "cholesky",
-                Box::new(|| vec![linalg::cholesky(&indefinite).unwrap()]),
-            ),
-            (
-                "solve_spd",
-                Box::new(|| vec![linalg::solve_spd(&indefinite, &b).unwrap()]),
-            ),
-        ];
-        for (name, f) in &cases {
-            let g = run_on(&gpu, f.as_ref()).unwrap_err();
-            let w = run_on(&cpu, f.as_ref()).unwrap_err();
-            assert!(matches!(g, Error::Numerical { .. }), "{name} {dtype}: {g}");
-            assert_eq!(g.to_string(), w.to_string(), "{name} {dtype}");
-        }
+        assert_failures_are_the_cpus(&gpu, &cpu, &singular, &indefinite, &b);
         // The determinant of a singular matrix is 0, not an error or NaN.
         let det = run_on(&gpu, &|| vec![linalg::det(&singular).unwrap()]).unwrap();
         assert_eq!(det[0], vec![0.0], "{dtype}");

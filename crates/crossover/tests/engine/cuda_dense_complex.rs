@@ -12,7 +12,7 @@
 //! `src/gpu/dense_emulation_tests.rs`).
 
 use crate::common::*;
-use crate::cuda_dense::{cpu_engine, cuda_engine};
+use crate::cuda_dense::{assert_failures_are_the_cpus, cpu_engine, cuda_engine, Case};
 use crossover::{linalg, Array, DType, DeviceKind, Error};
 use num_complex::Complex64 as C;
 
@@ -151,8 +151,6 @@ fn adjoint(x: &[C], batch: usize, rows: usize, cols: usize) -> Vec<C> {
     }
     t
 }
-
-type Case<'a> = (&'static str, Box<dyn Fn() -> Vec<Array> + 'a>);
 
 #[test]
 fn cusolver_matches_the_cpu_on_complex_batches() {
@@ -306,27 +304,7 @@ fn cusolver_complex_failures_are_the_cpus_typed_errors() {
             dtype,
         );
         let b = make(&[c(1.0, 1.0), c(1.0, -1.0)], &[2], dtype);
-        let cases: Vec<Case<'_>> = vec![
-            (
-                "solve",
-                Box::new(|| vec![linalg::solve(&singular, &b).unwrap()]),
-            ),
-            ("inv", Box::new(|| vec![linalg::inv(&singular).unwrap()])),
-            (
-                "cholesky",
-                Box::new(|| vec![linalg::cholesky(&indefinite).unwrap()]),
-            ),
-            (
-                "solve_spd",
-                Box::new(|| vec![linalg::solve_spd(&indefinite, &b).unwrap()]),
-            ),
-        ];
-        for (name, f) in &cases {
-            let g = run_on(&gpu, f.as_ref()).unwrap_err();
-            let w = run_on(&cpu, f.as_ref()).unwrap_err();
-            assert!(matches!(g, Error::Numerical { .. }), "{name} {dtype}: {g}");
-            assert_eq!(g.to_string(), w.to_string(), "{name} {dtype}");
-        }
+        assert_failures_are_the_cpus(&gpu, &cpu, &singular, &indefinite, &b);
         let det = run_on(&gpu, &|| vec![linalg::det(&singular).unwrap()]).unwrap();
         assert_eq!(det[0], vec![c(0.0, 0.0)], "{dtype}");
     }
