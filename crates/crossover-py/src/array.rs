@@ -62,6 +62,7 @@ impl PyArr {
 
 /// Wraps an engine array as a Python object.
 pub fn wrap(py: Python<'_>, a: Array) -> PyResult<Py<PyAny>> {
+    let a = crate::convert::settle(py, a)?;
     Ok(Py::new(py, PyArr::new(a))?.into_any())
 }
 

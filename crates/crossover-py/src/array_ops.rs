@@ -70,7 +70,7 @@ impl PyArr {
             };
             return Ok(r.unbind());
         }
-        let Some(o) = args::operand(other, Intake::Copy)? else {
+        let Some(o) = args::operand(other, Intake::Volatile)? else {
             return Ok(py.NotImplemented());
         };
         let ops = if reflected {
@@ -120,7 +120,7 @@ impl PyArr {
             Arith::Engine(b) => return slf.get().binary(other, b, reflected),
             Arith::NumPy(name) => name,
             Arith::Logical(b, name) => {
-                let other_bool = match args::operand(other, Intake::Copy)? {
+                let other_bool = match args::operand(other, Intake::Volatile)? {
                     Some(Operand::Array(a)) => a.dtype().is_bool(),
                     Some(Operand::Scalar(crossover::Scalar::Bool(_))) => true,
                     _ => false,

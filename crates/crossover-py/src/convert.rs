@@ -1,10 +1,13 @@
 //! NumPy <-> engine conversions.
 //!
-//! Inputs: a NumPy array is either *borrowed* (the engine reads NumPy's
-//! memory directly; only for calls that finish computing before they return,
-//! such as `evaluate` or a `@jit` call) or *copied* (whenever a lazy
-//! crossover array may outlive the call), so a result never depends on a
-//! NumPy array mutated after it was passed in.
+//! Inputs: a NumPy array is *borrowed* (the engine reads NumPy's memory
+//! directly) where the call computes before it returns (`evaluate`, a `@jit`
+//! call), *borrowed as volatile* by single ops (`xo.sin(a)`, `x + a`): the
+//! buffer is marked [`Buffer::into_volatile`], and [`crate::array::wrap`]
+//! computes any result that reads it before handing it to Python (NumPy's
+//! own eager semantics, without copying the input), or *copied* where a
+//! crossover array takes the value (`xo.asarray`). So a result never
+//! depends on a NumPy array mutated after it was passed in.
 //!
 //! Outputs: a NumPy array views the engine's buffer without a copy; a small
 //! `BufferOwner` object set as the array's `base` keeps the buffer alive.
@@ -86,6 +89,12 @@ struct NumpyOwner(#[allow(dead_code)] Py<PyAny>);
 /// Arrays that are misaligned, byte-swapped or strided in a way the engine
 /// cannot express are first copied into a fresh contiguous NumPy array.
 pub fn borrow_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
+    borrow_numpy_as(arr, false)
+}
+
+/// [`borrow_numpy`]; `volatile` marks the memory as the caller's to change
+/// later (a NumPy array the caller still holds).
+fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<Array> {
     let py = arr.py();
     let descr = arr.dtype();
     let dtype = engine_dtype(&descr).ok_or_else(|| unsupported(py, &descr))?;
@@ -111,7 +120,8 @@ pub fn borrow_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
                 "crossover: NumPy returned a misaligned copy of a misaligned input",
             ));
         }
-        return borrow_numpy(fresh);
+        // A private copy nobody else can change.
+        return borrow_numpy_as(fresh, false);
     }
     let shape = arr.shape().to_vec();
     let strides: Vec<isize> = arr.strides().iter().map(|s| s / item).collect();
@@ -140,6 +150,11 @@ pub fn borrow_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
     // (aligned, native order, checked above); the owner keeps it alive. The
     // engine never writes it.
     let buffer = unsafe { Buffer::from_external(dtype, base, len, owner) };
+    let buffer = if volatile {
+        buffer.into_volatile()
+    } else {
+        buffer
+    };
     Ok(Array::from_buffer(
         buffer,
         Layout {
@@ -151,7 +166,32 @@ pub fn borrow_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
 }
 
 /// Contiguous arrays above this size are copied with the GIL released.
-const KEEP_GIL_BYTES: usize = 1 << 20;
+pub const KEEP_GIL_BYTES: usize = 1 << 20;
+
+/// `a`, or its computed value if it reads volatile memory (a NumPy array
+/// borrowed by [`Intake::Volatile`]): computed now, and copied if the value
+/// still views that memory (a reshape of the input), so it no longer
+/// depends on memory the caller can change.
+pub fn settle(py: Python<'_>, a: Array) -> PyResult<Array> {
+    if !a.reads_volatile() {
+        return Ok(a);
+    }
+    let big = a.numel() * a.dtype().size() > KEEP_GIL_BYTES;
+    let compute = move || {
+        a.eval()?;
+        if !a.reads_volatile() {
+            return Ok(a);
+        }
+        let c = a.copy()?;
+        c.eval()?;
+        Ok(c)
+    };
+    if big {
+        errors::detached(py, compute)
+    } else {
+        errors::engine(py, compute)
+    }
+}
 
 /// Copies a NumPy array into engine memory: contiguous ones with one
 /// `memcpy` (as NumPy's own copy; the engine's copy kernel cost 3 us per
@@ -276,6 +316,10 @@ pub fn owned_numpy(py: Python<'_>, mut value: Value) -> PyResult<Bound<'_, PyAny
 pub enum Intake {
     /// Read NumPy's memory directly: the call computes before returning.
     Borrow,
+    /// Read NumPy's memory directly, marked volatile: a result that reads it
+    /// is computed (and copied if it still views it) by
+    /// [`crate::array::wrap`] before Python sees it.
+    Volatile,
     /// Copy: the engine array may outlive the call.
     Copy,
 }
@@ -286,6 +330,7 @@ pub fn numpy_to_engine(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Array
     if let Ok(arr) = obj.cast::<PyUntypedArray>() {
         return match intake {
             Intake::Borrow => borrow_numpy(arr),
+            Intake::Volatile => borrow_numpy_as(arr, true),
             Intake::Copy => copy_numpy(arr),
         };
     }
@@ -301,6 +346,8 @@ pub fn numpy_to_engine(obj: &Bound<'_, PyAny>, intake: Intake) -> PyResult<Array
     let arr = arr.cast::<PyUntypedArray>()?;
     if fresh_from_python || intake == Intake::Borrow {
         borrow_numpy(arr)
+    } else if intake == Intake::Volatile {
+        borrow_numpy_as(arr, true)
     } else {
         copy_numpy(arr)
     }

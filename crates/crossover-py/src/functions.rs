@@ -199,11 +199,11 @@ pub fn where_(
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let c = Operand::Array(args::array_arg(condition, Intake::Copy)?);
+    let c = Operand::Array(args::array_arg(condition, Intake::Volatile)?);
     let operand = |o: &Bound<'_, PyAny>| -> PyResult<Operand> {
-        match args::operand(o, Intake::Copy)? {
+        match args::operand(o, Intake::Volatile)? {
             Some(v) => Ok(v),
-            None => Ok(Operand::Array(args::array_arg(o, Intake::Copy)?)),
+            None => Ok(Operand::Array(args::array_arg(o, Intake::Volatile)?)),
         }
     };
     wrap(py, op(py, Call::Where, &[c, operand(x)?, operand(y)?])?)

@@ -23,7 +23,7 @@ pub fn ufunc_call(
         if args::defers(&x)? {
             return Ok(None); // NumPy's own machinery keeps the mask
         }
-        match args::operand(&x, Intake::Copy) {
+        match args::operand(&x, Intake::Volatile) {
             Ok(Some(o)) => ops.push(o),
             // An unsupported operand (another dtype, an object): NumPy's turn.
             Ok(None) => return Ok(None),

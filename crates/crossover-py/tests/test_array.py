@@ -229,6 +229,54 @@ def test_asarray_copies_so_later_numpy_mutation_does_not_leak(rng):
         xo.asarray(a, copy=False)
 
 
+# 131073 float64: above 1 MiB, computed with the GIL released.
+@pytest.mark.parametrize("n", [1, 2049, 131073])
+def test_numpy_operands_are_read_before_the_op_returns(rng, n):
+    """A NumPy operand of a single op is read in place (no copy) and the op
+    computes before it returns, like NumPy: writing the NumPy array later
+    changes no result, lazy or not, whatever the op's shape."""
+    a = nonzero(rng, (n,), np.float64)
+    b = nonzero(rng, (n,), np.float64)
+    orig_a, orig_b = a.copy(), b.copy()
+    xb = xo.asarray(b)
+    lazy = xb * 2.0  # a pending crossover chain
+    results = {
+        "ufunc": (xo.sin(a), np.sin(orig_a)),
+        "operator": (lazy + a, orig_b * 2.0 + orig_a),
+        "reflected": (a - lazy, orig_a - orig_b * 2.0),
+        "numpy ufunc": (np.multiply(a, xb), orig_a * orig_b),
+        "where": (xo.where(a > 0.5, a, xb), np.where(orig_a > 0.5, orig_a, orig_b)),
+        "identity": (xo.positive(a), orig_a),
+        "comparison": (xb < a, orig_b < orig_a),
+    }
+    a[:] = -7.0
+    for name, (got, want) in results.items():
+        got = np.asarray(got)
+        assert not np.shares_memory(got, a), name
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0, err_msg=name)
+    # Chains built on those results stay lazy crossover arrays and correct.
+    chained = results["ufunc"][0] * 3.0 + results["operator"][0]
+    a[:] = 11.0
+    np.testing.assert_allclose(
+        np.asarray(chained), np.sin(orig_a) * 3.0 + orig_b * 2.0 + orig_a, rtol=1e-13, atol=1e-14
+    )
+
+
+def test_numpy_operand_views_and_strides_are_read_in_place(rng):
+    """Strided, reversed and transposed NumPy operands borrowed as they are."""
+    m = nonzero(rng, (300, 257), np.float32)
+    orig = m.copy()
+    xm = xo.asarray(orig)
+    got = {
+        "transposed": (xo.exp(m.T), np.exp(orig.T)),
+        "reversed": (xm[::-1, ::2] + m[::-1, ::2], orig[::-1, ::2] * 2),
+        "column": (m[:, 3] * xm[:, 3], orig[:, 3] * orig[:, 3]),
+    }
+    m[:] = 0.0
+    for name, (g, want) in got.items():
+        np.testing.assert_allclose(np.asarray(g), want, rtol=2e-6, atol=0, err_msg=name)
+
+
 @pytest.mark.parametrize("n", [0, 1, 1000, 131072, 131073])  # 1 MiB of float64: GIL released above
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.bool_, np.complex128])
 def test_asarray_copies_contiguous_arrays_of_any_size(rng, n, dtype):

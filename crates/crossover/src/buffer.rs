@@ -202,6 +202,8 @@ pub struct Buffer {
     residency: Residency,
     /// Plans only: never holds data (see [`Buffer::placeholder`]).
     placeholder: bool,
+    /// External memory its owner may change later ([`Buffer::into_volatile`]).
+    volatile: bool,
 }
 
 impl Buffer {
@@ -230,6 +232,7 @@ impl Buffer {
             owner: None,
             residency: Residency::default(),
             placeholder: false,
+            volatile: false,
         })
     }
 
@@ -249,6 +252,7 @@ impl Buffer {
             owner: None,
             residency: Residency::on_device(memory),
             placeholder: false,
+            volatile: false,
         })
     }
 
@@ -328,12 +332,29 @@ impl Buffer {
             owner: Some(owner),
             residency: Residency::default(),
             placeholder: false,
+            volatile: false,
         }
     }
 
     /// Where the buffer's contents are valid (host, a device, or both).
     pub fn residency(&self) -> &Residency {
         &self.residency
+    }
+
+    /// Marks external memory whose owner may change it once the call that
+    /// handed it over returns (a NumPy array the caller can still write).
+    /// Arrays reading it report [`Array::reads_volatile`](crate::Array::reads_volatile),
+    /// so a front end computes them, and copies what still views this
+    /// memory, before they outlive that call. A volatile buffer is made per
+    /// call, so no device copy of it is ever reused by a later call.
+    pub fn into_volatile(mut self) -> Buffer {
+        self.volatile = self.owner.is_some();
+        self
+    }
+
+    /// Whether the owner may change the memory ([`Buffer::into_volatile`]).
+    pub fn is_volatile(&self) -> bool {
+        self.volatile
     }
 
     /// Whether the memory belongs to another object ([`Buffer::from_external`]).
@@ -464,6 +485,7 @@ impl Buffer {
             owner: None,
             residency: Residency::default(),
             placeholder: true,
+            volatile: false,
         }
     }
 
@@ -682,6 +704,37 @@ mod tests {
         assert_eq!(Arc::strong_count(&v.buffer), 1);
         drop(v);
         assert!(DROPPED.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn volatile_memory_is_reported_until_computed_away() {
+        let data = vec![1.0f64, 2.0, 3.0, 4.0];
+        let ptr = data.as_ptr() as *const u8;
+        // SAFETY: the Vec's heap memory moves with the owner, unchanged.
+        let b = unsafe { Buffer::from_external(DType::F64, ptr, 4, Box::new(data)) };
+        let b = b.into_volatile();
+        assert!(b.is_volatile());
+        let a = crate::Array::from_buffer(b, crate::shape::Layout::contiguous(&[4]));
+        assert!(a.reads_volatile());
+        // A pending op over it, and one over that, read it.
+        let y = a.mul(2.0).unwrap();
+        let z = y.add(1.0).unwrap();
+        assert!(y.reads_volatile() && z.reads_volatile());
+        // Computed, a result holds fresh memory; a view still holds the input.
+        z.eval().unwrap();
+        assert!(!z.reads_volatile());
+        assert_eq!(z.to_vec::<f64>().unwrap(), vec![3.0, 5.0, 7.0, 9.0]);
+        let view = a.reshape(&[2, 2]).unwrap();
+        view.eval().unwrap();
+        assert!(view.reads_volatile());
+        let copied = view.copy().unwrap();
+        copied.eval().unwrap();
+        assert!(!copied.reads_volatile());
+        // Only external memory can be volatile.
+        assert!(!Buffer::alloc(DType::F64, 4)
+            .unwrap()
+            .into_volatile()
+            .is_volatile());
     }
 
     #[test]

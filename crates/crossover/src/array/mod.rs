@@ -43,6 +43,10 @@ pub(crate) struct Node {
     pub(crate) shape: Vec<usize>,
     pub(crate) dtype: DType,
     pub(crate) op: Op,
+    /// Whether the node may read memory its owner can change after the
+    /// call that made it ([`Buffer::is_volatile`]): set once, from the
+    /// inputs, so the check costs nothing on the common path.
+    volatile: bool,
     state: Mutex<NodeState>,
 }
 
@@ -75,12 +79,14 @@ impl Array {
         inputs: Vec<Array>,
     ) -> Result<Array> {
         crate::limits::checked_numel(op.name(), &shape, dtype)?;
+        let volatile = inputs.iter().any(Array::reads_volatile);
         Ok(Array {
             node: Arc::new(Node {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
                 shape,
                 dtype,
                 op,
+                volatile,
                 state: Mutex::new(NodeState::Pending(inputs)),
             }),
         })
@@ -93,6 +99,7 @@ impl Array {
                 shape: value.layout.shape.clone(),
                 dtype,
                 op,
+                volatile: value.buffer.is_volatile(),
                 state: Mutex::new(NodeState::Ready(value)),
             }),
         }
@@ -105,6 +112,27 @@ impl Array {
             .state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether computing this array would read (or its value is) memory
+    /// that its owner may change once the call that handed it over returns
+    /// ([`Buffer::is_volatile`], e.g. a NumPy array a front end borrowed).
+    /// Such an array must be computed, and copied if it still views that
+    /// memory, before the front end lets it outlive the call.
+    ///
+    /// ```
+    /// use crossover::Array;
+    /// let a = Array::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+    /// assert!(!a.add(&a).unwrap().reads_volatile());
+    /// ```
+    pub fn reads_volatile(&self) -> bool {
+        if !self.node.volatile {
+            return false;
+        }
+        match &*self.state() {
+            NodeState::Ready(v) => v.buffer.is_volatile(),
+            NodeState::Pending(_) => true,
+        }
     }
 
     /// Inputs of a pending node (`None` once ready).
