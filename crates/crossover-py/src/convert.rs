@@ -98,6 +98,9 @@ fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<
     let py = arr.py();
     let descr = arr.dtype();
     let dtype = engine_dtype(&descr).ok_or_else(|| unsupported(py, &descr))?;
+    if let Some(shared) = engine_view(arr) {
+        return Ok(shared);
+    }
     let item = dtype.size() as isize;
     let expressible = arr.is_aligned()
         && descr.is_native_byteorder() != Some(false)
@@ -163,6 +166,66 @@ fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<
             offset,
         },
     ))
+}
+
+/// The engine array a read-only NumPy view of crossover's own memory (made
+/// by [`view`]: `np.asarray(x)`, `x.numpy()`) stands for, sharing the
+/// buffer: no copy, and nothing can change it (crossover's values are
+/// immutable, and NumPy refuses to make such a view writeable). `None` for
+/// any other array, or a view that reinterprets the dtype.
+pub fn engine_view(arr: &Bound<'_, PyUntypedArray>) -> Option<Array> {
+    let py = arr.py();
+    let dtype = engine_dtype(&arr.dtype())?;
+    // SAFETY: as_array_ptr is a live PyArrayObject for the lifetime of `arr`;
+    // its base is null or a live object it holds a reference to.
+    let (base, data, flags) = unsafe {
+        let a = &*arr.as_array_ptr();
+        (
+            Bound::from_borrowed_ptr_or_opt(py, a.fields.base)?,
+            a.fields.data as *const u8,
+            a.fields.flags,
+        )
+    };
+    if flags & flags::NPY_ARRAY_WRITEABLE != 0 {
+        return None;
+    }
+    // NumPy keeps a view of a view as the base (`r[::2].base is r`): walk
+    // down to the owner. Every array on the way must be read-only too (a
+    // read-only view of a result handed over writeable is not immutable).
+    let mut base = base;
+    for _ in 0..64 {
+        let Ok(inner) = base.cast::<PyUntypedArray>() else {
+            break;
+        };
+        // SAFETY: as above, for the base array.
+        let (next, inner_flags) = unsafe {
+            let a = &*inner.as_array_ptr();
+            (
+                Bound::from_borrowed_ptr_or_opt(py, a.fields.base)?,
+                a.fields.flags,
+            )
+        };
+        if inner_flags & flags::NPY_ARRAY_WRITEABLE != 0 {
+            return None;
+        }
+        base = next;
+    }
+    let owner = base.cast::<BufferOwner>().ok()?;
+    let buffer = owner.get().buffer.clone();
+    let item = dtype.size() as isize;
+    if buffer.dtype() != dtype || arr.dtype().is_native_byteorder() == Some(false) {
+        return None;
+    }
+    let offset = (data as isize).checked_sub(buffer.as_ptr() as isize)?;
+    if offset % item != 0 || arr.strides().iter().any(|s| s % item != 0) {
+        return None;
+    }
+    let layout = Layout {
+        shape: arr.shape().to_vec(),
+        strides: arr.strides().iter().map(|s| s / item).collect(),
+        offset: usize::try_from(offset / item).ok()?,
+    };
+    Array::from_shared(buffer, layout).ok()
 }
 
 /// Contiguous arrays above this size are copied with the GIL released.

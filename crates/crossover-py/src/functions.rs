@@ -31,8 +31,10 @@ fn cast_if(py: Python<'_>, a: Array, dtype: Option<&Bound<'_, PyAny>>) -> PyResu
 
 /// A crossover array from a NumPy array, a crossover array, a list or a
 /// scalar. NumPy data is copied in (crossover arrays are immutable values,
-/// so later changes to the NumPy array never affect results);
-/// ``copy=False`` therefore raises ValueError for NumPy input.
+/// so later changes to the NumPy array never affect results), except a
+/// read-only NumPy view of crossover's own memory (``np.asarray(x)``),
+/// which shares it; ``copy=False`` raises ValueError for any other NumPy
+/// input.
 #[pyfunction]
 #[pyo3(signature = (obj, dtype = None, copy = None))]
 pub fn asarray(
@@ -43,6 +45,11 @@ pub fn asarray(
 ) -> PyResult<Py<PyAny>> {
     if let Ok(a) = obj.cast::<PyArr>() {
         return wrap(py, cast_if(py, a.get().inner(), dtype)?);
+    }
+    if let (Ok(arr), false) = (obj.cast::<numpy::PyUntypedArray>(), copy == Some(true)) {
+        if let Some(shared) = convert::engine_view(arr) {
+            return wrap(py, cast_if(py, shared, dtype)?);
+        }
     }
     if copy == Some(false) && obj.cast::<numpy::PyUntypedArray>().is_ok() {
         return Err(PyValueError::new_err(

@@ -220,7 +220,7 @@ def test_asarray_copies_so_later_numpy_mutation_does_not_leak(rng):
     orig = a.copy()
     x = xo.asarray(a)
     y = x * 3 + np.sin(x)  # pending, reads x's (copied) data later
-    z = np.asarray(a) + x  # a NumPy operand of a crossover op is copied too
+    z = np.asarray(a) + x  # a NumPy operand is read before the op returns
     a[:] = 123.0
     np.testing.assert_allclose(y.numpy(), orig * 3 + np.sin(orig), rtol=1e-13)
     np.testing.assert_allclose(z.numpy(), orig * 2, rtol=1e-15)
@@ -275,6 +275,38 @@ def test_numpy_operand_views_and_strides_are_read_in_place(rng):
     m[:] = 0.0
     for name, (g, want) in got.items():
         np.testing.assert_allclose(np.asarray(g), want, rtol=2e-6, atol=0, err_msg=name)
+
+
+def test_numpy_views_of_crossover_memory_come_back_without_a_copy(rng):
+    """``np.asarray(x)`` of a crossover array is a read-only view of its
+    memory; handed back to crossover it is the same memory, and nothing can
+    write it."""
+    a = nonzero(rng, (64, 33), np.float32)
+    x = xo.asarray(a) * 2.0
+    r = np.asarray(x)  # x still holds the value: a read-only view
+    assert not r.flags.writeable
+    with pytest.raises(ValueError):
+        r.flags.writeable = True
+    for name, view in {"whole": r, "strided": r[::3, ::-2], "transposed": r.T}.items():
+        back = xo.asarray(view, copy=False)
+        assert np.shares_memory(np.asarray(back), r), name
+        np.testing.assert_array_equal(np.asarray(back), a[...] * 2.0 if name == "whole" else view)
+        np.testing.assert_allclose(np.asarray(xo.sin(view)), np.sin(view.astype(np.float64)), rtol=4e-6)
+    # Copies when asked, and for views that reinterpret the dtype.
+    assert not np.shares_memory(np.asarray(xo.asarray(r, copy=True)), r)
+    as_int = r.view(np.int32)
+    np.testing.assert_array_equal(np.asarray(xo.asarray(as_int)), as_int)
+    # A writeable NumPy array is still copied by asarray, and so is a
+    # read-only view of a result handed over writeable (its owner can write).
+    w = a.copy()
+    assert not np.shares_memory(np.asarray(xo.asarray(w)), w)
+    owned = xo.evaluate("x + 1", x=a)  # crossover's memory, handed over writeable
+    assert owned.flags.writeable and type(owned.base).__name__ == "BufferOwner"
+    ro = owned[::2]
+    ro.flags.writeable = False
+    kept = xo.asarray(ro)
+    owned[:] = -1.0
+    np.testing.assert_array_equal(np.asarray(kept), a[::2] + 1.0)
 
 
 @pytest.mark.parametrize("n", [0, 1, 1000, 131072, 131073])  # 1 MiB of float64: GIL released above

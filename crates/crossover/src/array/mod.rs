@@ -252,6 +252,40 @@ impl Array {
         )
     }
 
+    /// A view of a buffer another array (or a front end's view of one)
+    /// already shares: no copy. The layout must stay inside the buffer.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the layout reaches outside the buffer.
+    pub fn from_shared(buffer: Arc<Buffer>, layout: Layout) -> Result<Array> {
+        let lowest = layout
+            .shape
+            .iter()
+            .zip(&layout.strides)
+            .map(|(&n, &s)| (n.max(1) as isize - 1) * s.min(0))
+            .sum::<isize>()
+            + layout.offset as isize;
+        if layout.shape.len() != layout.strides.len()
+            || (layout.numel() > 0 && (lowest < 0 || layout.required_len() > buffer.len()))
+        {
+            return Err(Error::invalid(
+                "from_shared",
+                format!(
+                    "layout {:?} / {:?} + {} reaches outside a buffer of {} elements",
+                    layout.shape,
+                    layout.strides,
+                    layout.offset,
+                    buffer.len()
+                ),
+            ));
+        }
+        Ok(Array::new_ready(
+            Op::Input,
+            buffer.dtype(),
+            Value { buffer, layout },
+        ))
+    }
+
     /// An input of `shape` and `dtype` that owns no memory, for plans only
     /// (`crossover explain` without `--run`): its kernels plan at any size
     /// instantly, but evaluating anything that reads it is an
