@@ -229,7 +229,7 @@ pub fn engine_view(arr: &Bound<'_, PyUntypedArray>) -> Option<Array> {
 }
 
 /// Contiguous arrays above this size are copied with the GIL released.
-pub const KEEP_GIL_BYTES: usize = 1 << 20;
+const KEEP_GIL_BYTES: usize = 1 << 20;
 
 /// `a`, or its computed value if it reads volatile memory (a NumPy array
 /// borrowed by [`Intake::Volatile`]): computed now, and copied if the value
@@ -239,21 +239,13 @@ pub fn settle(py: Python<'_>, a: Array) -> PyResult<Array> {
     if !a.reads_volatile() {
         return Ok(a);
     }
-    let big = a.numel() * a.dtype().size() > KEEP_GIL_BYTES;
-    let compute = move || {
-        a.eval()?;
-        if !a.reads_volatile() {
-            return Ok(a);
-        }
-        let c = a.copy()?;
-        c.eval()?;
-        Ok(c)
-    };
-    if big {
-        errors::detached(py, compute)
-    } else {
-        errors::engine(py, compute)
+    crate::compute::compute(py, std::slice::from_ref(&a))?;
+    if !a.reads_volatile() {
+        return Ok(a);
     }
+    let c = errors::engine(py, || a.copy())?;
+    crate::compute::compute(py, std::slice::from_ref(&c))?;
+    Ok(c)
 }
 
 /// Copies a NumPy array into engine memory: contiguous ones with one
