@@ -19,6 +19,7 @@
 //! ```
 
 mod ops;
+mod spgemm;
 pub(crate) use ops::spgemm_node;
 pub use ops::{SpGemm, SpMM};
 

@@ -1,6 +1,7 @@
-//! Sparse products: sparse @ sparse (eager, Gustavson's algorithm with a
-//! dense accumulator per thread) and sparse @ dense (a lazy library call).
+//! Sparse products: sparse @ sparse (eager; the CPU's kernel is in
+//! `spgemm.rs`) and sparse @ dense (a lazy library call).
 
+use super::spgemm::{spgemm_cpu, RowCounts};
 use super::{with_values, Csr, CsrData, SparseValue, Values};
 use crate::array::{Array, Value};
 use crate::buffer::{Buffer, Storage};
@@ -63,13 +64,21 @@ pub(crate) fn spgemm_node(a: &Csr, b: &Csr) -> Result<(Array, Arc<Product>)> {
     }
     let d = common(a.dtype(), b.dtype());
     let (a, b) = (a.astype(d)?, b.astype(d)?);
-    let (products, bound) = product_counts(&a.data, &b.data);
+    // The per-row counts (two words a row) must fit before they are made.
+    crate::limits::check_bytes(
+        OP,
+        (a.nrows() as f64 + 1.0) * 16.0,
+        &[a.nrows(), b.ncols()],
+        d,
+    )?;
+    let counts = RowCounts::of(&a.data, &b.data);
+    let bound = counts.bound() as f64;
     check_output_fits(OP, &a, &b, d, bound)?;
     let product = Arc::new(Product(OnceLock::new()));
     let op = SpGemm {
         a,
         b,
-        products,
+        counts,
         bound,
         product: Arc::clone(&product),
     };
@@ -99,22 +108,6 @@ impl Product {
     }
 }
 
-/// Multiply-adds of `a @ b`, and an upper bound of its stored entries
-/// (per row, at most min(products, columns)).
-fn product_counts(a: &CsrData, b: &CsrData) -> (usize, f64) {
-    let n = b.ncols as f64;
-    let (mut products, mut bound) = (0usize, 0f64);
-    for i in 0..a.nrows {
-        let row: usize = a.indices[a.indptr[i]..a.indptr[i + 1]]
-            .iter()
-            .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
-            .sum();
-        products += row;
-        bound += (row as f64).min(n);
-    }
-    (products, bound)
-}
-
 /// Refuses a product whose output cannot fit in memory before anything is
 /// allocated (a failed allocation aborts): at most `bound` nonzeros, held
 /// twice (chunks, then the result), plus a dense accumulator row per
@@ -135,8 +128,8 @@ fn check_output_fits(op: &'static str, a: &Csr, b: &Csr, d: DType, bound: f64) -
 pub struct SpGemm {
     a: Csr,
     b: Csr,
-    /// Multiply-adds.
-    products: usize,
+    /// Multiply-adds and bounds per row.
+    counts: RowCounts,
     /// Upper bound of the product's stored entries.
     bound: f64,
     product: Arc<Product>,
@@ -182,13 +175,13 @@ impl SpGemm {
             self.b.shape(),
             self.a.nnz(),
             self.b.nnz(),
-            self.products,
+            self.counts.products(),
             self.a.dtype()
         )
     }
 
     pub fn flops(&self) -> f64 {
-        2.0 * self.products as f64
+        2.0 * self.counts.products() as f64
     }
 
     pub fn bytes(&self) -> f64 {
@@ -198,214 +191,17 @@ impl SpGemm {
     }
 
     pub fn run_cpu(&self, _inputs: &[Value]) -> Result<Vec<Value>> {
-        let (a, b) = (&self.a.data, &self.b.data);
-        let c = crate::linalg::run_library(OP, |_| {
+        let (a, b, counts) = (&self.a.data, &self.b.data, &self.counts);
+        // On the calling thread, not in `pool().install` (`spgemm.rs`).
+        let c = crate::error::catch_panic(OP, || {
             Ok(match (&a.values, &b.values) {
-                (Values::F32(av), Values::F32(bv)) => spgemm_typed(a, av, b, bv),
-                (Values::F64(av), Values::F64(bv)) => spgemm_typed(a, av, b, bv),
+                (Values::F32(av), Values::F32(bv)) => spgemm_cpu(a, av, b, bv, counts),
+                (Values::F64(av), Values::F64(bv)) => spgemm_cpu(a, av, b, bv, counts),
                 _ => return Err(Error::internal(OP, "operands of two dtypes")),
             })
         })?;
         self.deliver(c).map(|v| vec![v])
     }
-}
-
-/// Per-thread dense accumulator of one output row. Between rows every
-/// `vals` entry is zero and every `flag` is 0.
-struct Accumulator<T> {
-    vals: Vec<T>,
-    flag: Vec<u8>,
-    touched: Vec<u32>,
-}
-
-/// One chunk of output rows.
-struct Chunk<T> {
-    row_nnz: Vec<usize>,
-    indices: Vec<u32>,
-    values: Vec<T>,
-}
-
-fn spgemm_typed<T: SparseValue>(a: &CsrData, av: &[T], b: &CsrData, bv: &[T]) -> Csr {
-    let (m, n) = (a.nrows, b.ncols);
-    // Balance chunks by the number of products, not rows.
-    let work: usize = a
-        .indices
-        .iter()
-        .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
-        .sum();
-    let target = (work / (32 * crate::cpu::threads()).max(1)).max(4096);
-    let mut bounds = vec![0usize];
-    let mut acc_work = 0usize;
-    for i in 0..m {
-        for p in a.indptr[i]..a.indptr[i + 1] {
-            let k = a.indices[p] as usize;
-            acc_work += b.indptr[k + 1] - b.indptr[k];
-        }
-        if acc_work >= target {
-            bounds.push(i + 1);
-            acc_work = 0;
-        }
-    }
-    if *bounds.last().expect("non-empty") != m {
-        bounds.push(m);
-    }
-    let chunks: Vec<Chunk<T>> = (0..bounds.len() - 1)
-        .into_par_iter()
-        .map_init(
-            || Accumulator {
-                vals: vec![T::default(); n],
-                flag: vec![0u8; n],
-                touched: Vec::new(),
-            },
-            |acc, c| row_chunk(a, av, b, bv, bounds[c], bounds[c + 1], acc),
-        )
-        .collect();
-    // Assemble: row pointers, then each chunk copied into its place.
-    let mut indptr = Vec::with_capacity(m + 1);
-    indptr.push(0usize);
-    for ch in &chunks {
-        for &r in &ch.row_nnz {
-            let last = *indptr.last().expect("non-empty");
-            indptr.push(last + r);
-        }
-    }
-    let total = indptr[m];
-    // Fill the final arrays without zeroing them first: each chunk copies
-    // into its own disjoint range of the spare capacity.
-    let mut indices: Vec<u32> = Vec::with_capacity(total);
-    let mut values: Vec<T> = Vec::with_capacity(total);
-    {
-        let mut idx_parts = Vec::with_capacity(chunks.len());
-        let mut val_parts = Vec::with_capacity(chunks.len());
-        let (mut ri, mut rv) = (
-            &mut indices.spare_capacity_mut()[..total],
-            &mut values.spare_capacity_mut()[..total],
-        );
-        for ch in &chunks {
-            let (hi, ti) = std::mem::take(&mut ri).split_at_mut(ch.indices.len());
-            let (hv, tv) = std::mem::take(&mut rv).split_at_mut(ch.values.len());
-            idx_parts.push(hi);
-            val_parts.push(hv);
-            ri = ti;
-            rv = tv;
-        }
-        chunks
-            .par_iter()
-            .zip(idx_parts.into_par_iter().zip(val_parts))
-            .for_each(|(ch, (di, dv))| {
-                for (d, &s) in di.iter_mut().zip(&ch.indices) {
-                    d.write(s);
-                }
-                for (d, &s) in dv.iter_mut().zip(&ch.values) {
-                    d.write(s);
-                }
-            });
-    }
-    // SAFETY: the chunks' lengths add up to `total`, and every slot of
-    // 0..total was written above.
-    unsafe {
-        indices.set_len(total);
-        values.set_len(total);
-    }
-    Csr::new_unchecked(m, n, indptr, indices, T::wrap(values))
-}
-
-fn row_chunk<T: SparseValue>(
-    a: &CsrData,
-    av: &[T],
-    b: &CsrData,
-    bv: &[T],
-    r0: usize,
-    r1: usize,
-    acc: &mut Accumulator<T>,
-) -> Chunk<T> {
-    let n = b.ncols;
-    let zero = T::default();
-    // Reserve the chunk's upper bound once (products, at most n per row),
-    // so the output never reallocates.
-    let bound: usize = (r0..r1)
-        .map(|i| {
-            let p: usize = a.indices[a.indptr[i]..a.indptr[i + 1]]
-                .iter()
-                .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
-                .sum();
-            p.min(n)
-        })
-        .sum();
-    let mut out: Chunk<T> = Chunk {
-        row_nnz: Vec::with_capacity(r1 - r0),
-        indices: Vec::with_capacity(bound + n),
-        values: Vec::with_capacity(bound + n),
-    };
-    let (vals, flag) = (&mut acc.vals[..], &mut acc.flag[..]);
-    for i in r0..r1 {
-        let (p0, p1) = (a.indptr[i], a.indptr[i + 1]);
-        let products: usize = a.indices[p0..p1]
-            .iter()
-            .map(|&k| b.indptr[k as usize + 1] - b.indptr[k as usize])
-            .sum();
-        let before = out.indices.len();
-        if products * 4 >= n {
-            // Dense row: accumulate without branches, then compact the
-            // whole accumulator in column order (sorted for free).
-            for (&k, &x) in a.indices[p0..p1].iter().zip(&av[p0..p1]) {
-                let k = k as usize;
-                let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
-                for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
-                    let j = j as usize;
-                    vals[j] += x * y;
-                    flag[j] = 1;
-                }
-            }
-            out.indices.reserve(n);
-            out.values.reserve(n);
-            let (ip, vp) = (out.indices.as_mut_ptr(), out.values.as_mut_ptr());
-            let mut cnt = before;
-            for j in 0..n {
-                let (f, v) = (flag[j], vals[j]);
-                // SAFETY: capacity holds before + n >= cnt + 1 entries.
-                unsafe {
-                    *ip.add(cnt) = j as u32;
-                    *vp.add(cnt) = v;
-                }
-                cnt += (f != 0 && v != zero) as usize;
-                flag[j] = 0;
-                vals[j] = zero;
-            }
-            // SAFETY: entries before..cnt were written above.
-            unsafe {
-                out.indices.set_len(cnt);
-                out.values.set_len(cnt);
-            }
-        } else {
-            acc.touched.clear();
-            for (&k, &x) in a.indices[p0..p1].iter().zip(&av[p0..p1]) {
-                let k = k as usize;
-                let (q0, q1) = (b.indptr[k], b.indptr[k + 1]);
-                for (&j, &y) in b.indices[q0..q1].iter().zip(&bv[q0..q1]) {
-                    let ju = j as usize;
-                    if flag[ju] == 0 {
-                        flag[ju] = 1;
-                        acc.touched.push(j);
-                    }
-                    vals[ju] += x * y;
-                }
-            }
-            acc.touched.sort_unstable();
-            for &j in &acc.touched {
-                let ju = j as usize;
-                let v = vals[ju];
-                if v != zero {
-                    out.indices.push(j);
-                    out.values.push(v);
-                }
-                vals[ju] = zero;
-                flag[ju] = 0;
-            }
-        }
-        out.row_nnz.push(out.indices.len() - before);
-    }
-    out
 }
 
 // ---- sparse @ dense -----------------------------------------------------------
