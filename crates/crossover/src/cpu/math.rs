@@ -245,10 +245,11 @@ pub fn tanh_f32(x: f32) -> f32 {
 /// case), within 1 ulp: `2^(y log2|x|)` in f64, where |y log2|x|| up to
 /// 150 needs log2 to about 1e-10 relative. The reduction of |x|, the
 /// special cases and the signs run on float32 lanes (16 with AVX-512);
-/// only the two kernels run in f64: log2 m by the atanh series to s^11
-/// (relative error 3e-11), 2^f by Taylor to u^7 (5e-9, 0.1 ulp of float32).
+/// only the two kernels run in f64: log2 m from atanh((m-1)/(m+1)) (a
+/// degree-4 polynomial in s², relative error 2e-11) and 2^f (degree 6,
+/// 5e-9, 0.1 ulp of float32).
 /// Branch-free, so it vectorises (libm's `pow` is a call per element,
-/// ~20 ns); 27% faster than the same in f64 throughout (the reduction,
+/// ~20 ns); 31% faster than the same in f64 throughout (the reduction,
 /// selects and signs on 8 lanes, longer series).
 #[inline(always)]
 pub fn pow_f32(x: f32, y: f32) -> f32 {
@@ -264,10 +265,12 @@ pub fn pow_f32(x: f32, y: f32) -> f32 {
     // ln m = 2 atanh(s), s = (m - 1)/(m + 1), |s| < 0.172.
     let s = (m - 1.0) / (m + 1.0);
     let z = s * s;
-    let p = (1.0 / 11.0f64).mul_add(z, 1.0 / 9.0);
-    let p = p.mul_add(z, 1.0 / 7.0);
-    let p = p.mul_add(z, 1.0 / 5.0);
-    let p = p.mul_add(z, 1.0 / 3.0);
+    // atanh(s)/s = 1 + z R(z), R least-squares fitted on Chebyshev nodes
+    // of [0, 0.0295] (relative error of ln m 1.7e-11; the series to s^11
+    // needs one more term).
+    let p = 0.116_657_411_988_264_76f64.mul_add(z, 0.142_753_884_390_448_62);
+    let p = p.mul_add(z, 0.200_000_611_573_570_3);
+    let p = p.mul_add(z, 0.333_333_332_768_691_5);
     let p = p.mul_add(z, 1.0);
     let l = (s * p).mul_add(2.0 * std::f64::consts::LOG2_E, e);
     // log2 0 = -inf, log2 inf = inf, NaN stays.
@@ -276,11 +279,15 @@ pub fn pow_f32(x: f32, y: f32) -> f32 {
     // Beyond +-200 the float32 result is 0 or inf already.
     let t = ((y as f64) * l).clamp(-200.0, 200.0);
     let kb = (t + ROUND_MAGIC_F64).to_bits();
-    let u = (t - ((t + ROUND_MAGIC_F64) - ROUND_MAGIC_F64)) * std::f64::consts::LN_2;
-    let mut q = 1.0 / 5_040.0f64;
-    for c in [720.0f64, 120.0, 24.0, 6.0, 2.0, 1.0, 1.0] {
-        q = q.mul_add(u, 1.0 / c);
-    }
+    let f = t - ((t + ROUND_MAGIC_F64) - ROUND_MAGIC_F64);
+    // 2^f = 1 + f G(f), |f| <= 1/2, G fitted as R above (relative error
+    // 5e-9, 0.09 ulp of float32).
+    let q = 1.546_144_746_104_346_3e-4f64.mul_add(f, 1.339_086_735_134_640_6e-3);
+    let q = q.mul_add(f, 9.618_056_669_891_442e-3);
+    let q = q.mul_add(f, 5.550_357_104_253_058e-2);
+    let q = q.mul_add(f, 2.402_265_092_234_269e-1);
+    let q = q.mul_add(f, 6.931_471_880_293_424e-1);
+    let q = q.mul_add(f, 1.0);
     // The low bits of `kb` hold k: shifted into the exponent field, 2^k.
     let r = (q * f64::from_bits(kb.wrapping_add(1023) << 52)) as f32;
     // Signs and the special cases of C99's pow, as selects on float32.
