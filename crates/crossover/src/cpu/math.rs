@@ -135,6 +135,13 @@ pub(super) fn log_parts(x: f32) -> (f32, f32, f32) {
     m = if big { m * 0.5 } else { m };
     e += big as i32;
     let f = m - 1.0;
+    (e as f32, f, log_poly(f))
+}
+
+/// `ln(1 + f) - f` for 1 + f in [sqrt(1/2), sqrt(2)] (Cephes' logf
+/// polynomial).
+#[inline(always)]
+pub(super) fn log_poly(f: f32) -> f32 {
     let z = f * f;
     let p = 7.037_683_629_2e-2f32.mul_add(f, -1.151_461_031_0e-1);
     let p = p.mul_add(f, 1.167_699_874_0e-1);
@@ -144,8 +151,7 @@ pub(super) fn log_parts(x: f32) -> (f32, f32, f32) {
     let p = p.mul_add(f, 2.000_071_476_5e-1);
     let p = p.mul_add(f, -2.499_999_399_3e-1);
     let p = p.mul_add(f, 3.333_333_117_4e-1);
-    let y = (-0.5f32).mul_add(z, (p * f) * z);
-    (e as f32, f, y)
+    (-0.5f32).mul_add(z, (p * f) * z)
 }
 
 /// A logarithm's special values, as selects: log(inf) = inf, log(±0) =

@@ -16,11 +16,19 @@
 // Coefficients are quoted exactly as published.
 #![allow(clippy::excessive_precision)]
 
-use super::math::{exp_f32, log_parts, log_special};
+use super::math::{exp_f32, log_poly, log_special};
 
 const LN2_HI: f32 = 0.693_359_375;
 const LN2_LO: f32 = -2.121_944_4e-4;
 use super::math::ROUND_MAGIC_F32;
+
+/// `if c { a } else { b }` on the bits: with a plain select LLVM pushed
+/// the division that follows into both arms (two vector divisions).
+#[inline(always)]
+pub(super) fn pick32(c: bool, a: f32, b: f32) -> f32 {
+    let m = 0u32.wrapping_sub(c as u32);
+    f32::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
+}
 
 /// ln(1 + x) for x > -1 without the sign of zero (log1p's core): the
 /// logarithm of u = 1 + x (rounded) plus fdlibm's correction c/u, c being
@@ -28,7 +36,13 @@ use super::math::ROUND_MAGIC_F32;
 #[inline(always)]
 fn log1p_core(x: f32) -> f32 {
     let u = 1.0 + x;
-    let (e, f, y) = log_parts(u);
+    // u = 2^e m, m in [sqrt(1/2), sqrt(2)), from the bits (musl's
+    // reduction; u is never subnormal, and 0, inf, NaN are selected below).
+    let tmp = u.to_bits().wrapping_sub(0x3f35_04f3);
+    let top = tmp & 0xff80_0000;
+    let f = f32::from_bits(u.to_bits().wrapping_sub(top)) - 1.0;
+    let e = (top as i32 >> 23) as f32;
+    let y = log_poly(f);
     // 1 - (u - x) and x - (u - 1) are exact where used (Sterbenz); from
     // u = 2^25 on, c/u is below float32's precision of the result (and
     // u = inf would make it NaN).
@@ -129,7 +143,7 @@ pub fn asinh_f32(x: f32) -> f32 {
     let a = x.abs();
     let huge = a > 67_108_864.0;
     let w = a.mul_add(a, 1.0).sqrt();
-    let v = if huge { a } else { a + a * a / (w + 1.0) };
+    let v = pick32(huge, a, a + a * a / (w + 1.0));
     let r = log1p_core(v) + if huge { std::f32::consts::LN_2 } else { 0.0 };
     let r = f32::from_bits(r.to_bits() | (x.to_bits() & 0x8000_0000));
     if a < f32::MIN_POSITIVE {
@@ -147,7 +161,7 @@ pub fn asinh_f32(x: f32) -> f32 {
 pub fn acosh_f32(x: f32) -> f32 {
     let huge = x > 67_108_864.0;
     let t = x - 1.0;
-    let v = if huge { x } else { t + (t * (t + 2.0)).sqrt() };
+    let v = pick32(huge, x, t + (t * (t + 2.0)).sqrt());
     let r = log1p_core(v) + if huge { std::f32::consts::LN_2 } else { 0.0 };
     if x < 1.0 || x.is_nan() {
         f32::NAN

@@ -12,6 +12,8 @@
 // Coefficients are quoted exactly as published.
 #![allow(clippy::excessive_precision)]
 
+use super::math32_hyp::pick32;
+
 /// pi/2, pi/4 and pi as float32 plus the rest, so that adding the small
 /// term first keeps a result near them within 1 ulp.
 const PIO2_HI: f32 = std::f32::consts::FRAC_PI_2;
@@ -135,8 +137,8 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
     let mid = lo_m > TAN_PI_8 * hi_m;
     // Scaled by 1/4 near overflow (exact there), so that the sum is finite.
     let k = if hi_m > 1e37 { 0.25 } else { 1.0 };
-    let num = if mid { (lo_m - hi_m) * k } else { lo_m };
-    let den = if mid { (lo_m + hi_m) * k } else { hi_m };
+    let num = pick32(mid, (lo_m - hi_m) * k, lo_m);
+    let den = pick32(mid, (lo_m + hi_m) * k, hi_m);
     // Equal magnitudes (infinities included): pi/4; both zero: 0.
     let u = num / den;
     let u = if a == b || hi_m == 0.0 { 0.0 } else { u };
