@@ -402,26 +402,28 @@ def _check_specials(got, want):
     return fin
 
 
-def _check_f32_edges(got, want64):
-    """Within 1 ulp of the correctly rounded float64 result; NaN, infinities
-    and the sign of every non-NaN value exactly as NumPy's."""
+def _check_f32_edges(got, want64, ulps=2):
+    """Within `ulps` ulp of the correctly rounded float64 result; NaN,
+    infinities and the sign of every non-NaN value exactly as NumPy's."""
     with np.errstate(over="ignore"):
         want = want64.astype(np.float32)
     fin = _check_specials(got, want)
     err = np.abs(got[fin].astype(np.float64) - want64[fin])
-    assert (err <= np.spacing(np.abs(want[fin]))).all(), (got[fin][err > 0], want[fin][err > 0])
+    bad = err > ulps * np.spacing(np.abs(want[fin]))
+    assert not bad.any(), (got[fin][bad], want[fin][bad])
 
 
 @pytest.mark.parametrize("name", FLOAT_FUNCTIONS)
 def test_float32_functions_on_edge_values(name):
-    # Vectorised float32 forms computed in float64 (math_wide.rs): edge
-    # values repeated past the 2048-element chunk edge.
+    # Vectorised native float32 forms (math32_hyp.rs, math32_inverse.rs;
+    # log2, log10, exp2 in math.rs): within 2 ulp, arcsin 3; edge values
+    # repeated past the 2048-element chunk edge.
     a = np.tile(EDGE_F32, 80)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want64 = getattr(np, name)(a.astype(np.float64))
         got = getattr(xo, name)(xo.asarray(a)).numpy()
-    _check_f32_edges(got, want64)
+    _check_f32_edges(got, want64, 3 if name == "arcsin" else 2)
 
 
 def test_float32_arctan2_on_edge_values():

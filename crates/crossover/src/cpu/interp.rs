@@ -14,7 +14,7 @@ pub use super::regs::Data;
 use super::regs::{read_val, val_of};
 pub(crate) use super::regs::{FromData, Val};
 use super::simd::simd_dispatch;
-use super::{math, math64, math64_hyp, math64_inverse, math_wide};
+use super::{math, math32_hyp, math32_inverse, math64, math64_hyp, math64_inverse};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, Reg};
@@ -611,17 +611,18 @@ impl UnaryFloat for f32 {
             UnaryOp::Sin => math::trig_slice!(f32, s, d, math::sin_f32, f64::sin),
             UnaryOp::Cos => math::trig_slice!(f32, s, d, math::cos_f32, f64::cos),
             UnaryOp::Tan => math::trig_slice!(f32, s, d, math::tan_f32, f64::tan),
-            // Computed in f64 and rounded once (within 1 ulp; math_wide).
-            UnaryOp::Log1p => each!(s, d, math_wide::log1p_f32),
-            UnaryOp::Expm1 => each!(s, d, math_wide::expm1_f32),
-            UnaryOp::Arcsin => each!(s, d, math_wide::asin_f32),
-            UnaryOp::Arccos => each!(s, d, math_wide::acos_f32),
-            UnaryOp::Arctan => each!(s, d, math_wide::atan_f32),
-            UnaryOp::Sinh => each!(s, d, math_wide::sinh_f32),
-            UnaryOp::Cosh => each!(s, d, math_wide::cosh_f32),
-            UnaryOp::Arcsinh => each!(s, d, math_wide::asinh_f32),
-            UnaryOp::Arccosh => each!(s, d, math_wide::acosh_f32),
-            UnaryOp::Arctanh => each!(s, d, math_wide::atanh_f32),
+            // Native float32 too (within 2 ulp; arcsin 3): math32_hyp,
+            // math32_inverse.
+            UnaryOp::Log1p => each!(s, d, math32_hyp::log1p_f32),
+            UnaryOp::Expm1 => each!(s, d, math32_hyp::expm1_f32),
+            UnaryOp::Arcsin => each!(s, d, math32_inverse::asin_f32),
+            UnaryOp::Arccos => each!(s, d, math32_inverse::acos_f32),
+            UnaryOp::Arctan => each!(s, d, math32_inverse::atan_f32),
+            UnaryOp::Sinh => each!(s, d, math32_hyp::sinh_f32),
+            UnaryOp::Cosh => each!(s, d, math32_hyp::cosh_f32),
+            UnaryOp::Arcsinh => each!(s, d, math32_hyp::asinh_f32),
+            UnaryOp::Arccosh => each!(s, d, math32_hyp::acosh_f32),
+            UnaryOp::Arctanh => each!(s, d, math32_hyp::atanh_f32),
             _ => unreachable!("not a float function: {}", op.name()),
         })
     }

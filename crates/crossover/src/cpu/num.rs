@@ -355,7 +355,7 @@ macro_rules! float_num {
             fn atan2_slices(x: Arg<'_, Self>, y: Arg<'_, Self>, out: &mut [Self]) {
                 if std::mem::size_of::<$t>() == 4 {
                     zip2!(x, y, out, |p, q| {
-                        super::math_wide::atan2_f32(p as f32, q as f32) as $t
+                        super::math32_inverse::atan2_f32(p as f32, q as f32) as $t
                     })
                 } else {
                     // Vectorised, within 1 ulp of glibc (math64_inverse).
