@@ -11,18 +11,28 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyTuple, PyType};
 
 static NP_GENERIC: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static NP_NDARRAY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// A NumPy type by name, looked up once (an import per call cost about
+/// 3,000 instructions: the module lookup, `Py_BuildValue`, string hashing).
+fn numpy_type<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyType>>,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyType>> {
+    cell.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py
+            .import("numpy")?
+            .getattr(name)?
+            .cast_into::<PyType>()?
+            .unbind())
+    })
+    .map(|t| t.bind(py))
+}
 
 /// `numpy.generic`, the base class of NumPy scalars.
 fn np_generic(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
-    NP_GENERIC
-        .get_or_try_init(py, || -> PyResult<_> {
-            Ok(py
-                .import("numpy")?
-                .getattr("generic")?
-                .cast_into::<PyType>()?
-                .unbind())
-        })
-        .map(|t| t.bind(py))
+    numpy_type(py, &NP_GENERIC, "generic")
 }
 
 /// Converts an operand: crossover arrays as they are, Python scalars as weak
@@ -91,8 +101,7 @@ pub fn defers(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
         return Ok(false);
     }
     let py = obj.py();
-    let ndarray = py.import("numpy")?.getattr("ndarray")?;
-    if obj.get_type().is(&ndarray) {
+    if obj.get_type().is(numpy_type(py, &NP_NDARRAY, "ndarray")?) {
         return Ok(false);
     }
     let priority: f64 = obj
