@@ -175,7 +175,6 @@ fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<
 /// any other array, or a view that reinterprets the dtype.
 pub fn engine_view(arr: &Bound<'_, PyUntypedArray>) -> Option<Array> {
     let py = arr.py();
-    let dtype = engine_dtype(&arr.dtype())?;
     // SAFETY: as_array_ptr is a live PyArrayObject for the lifetime of `arr`;
     // its base is null or a live object it holds a reference to.
     let (base, data, flags) = unsafe {
@@ -211,6 +210,7 @@ pub fn engine_view(arr: &Bound<'_, PyUntypedArray>) -> Option<Array> {
         base = next;
     }
     let owner = base.cast::<BufferOwner>().ok()?;
+    let dtype = engine_dtype(&arr.dtype())?;
     let buffer = owner.get().buffer.clone();
     let item = dtype.size() as isize;
     if buffer.dtype() != dtype || arr.dtype().is_native_byteorder() == Some(false) {

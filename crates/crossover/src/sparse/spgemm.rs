@@ -124,28 +124,32 @@ pub(crate) fn spgemm_tasks<T: SparseValue>(
     // Row counts first, turned into row pointers at the end.
     let mut indptr = vec![0usize; m + 1];
     let (mut indices, mut values): (Vec<u32>, Vec<T>);
-    if tasks == 1 {
-        // One task writes straight into the result (no copy).
-        let cap = counts.bound();
-        indices = Vec::with_capacity(cap);
-        values = Vec::with_capacity(cap);
-        let mut region = Region {
-            rows: 0..m,
-            nnz: &mut indptr[1..],
-        };
+    // The rows of `region` into vectors sized by their bound.
+    let fill = |region: &mut Region<'_>| -> (Vec<u32>, Vec<T>) {
+        let cap = counts.caps[region.rows.end] - counts.caps[region.rows.start];
+        let mut ci: Vec<u32> = Vec::with_capacity(cap);
+        let mut cv: Vec<T> = Vec::with_capacity(cap);
         let written = with_scratch(n, |s| {
             let (ri, rv) = (
-                &mut indices.spare_capacity_mut()[..cap],
-                &mut values.spare_capacity_mut()[..cap],
+                &mut ci.spare_capacity_mut()[..cap],
+                &mut cv.spare_capacity_mut()[..cap],
             );
-            run_rows(a, av, b, bv, counts, &mut region, ri, rv, s)
+            run_rows(a, av, b, bv, counts, region, ri, rv, s)
         });
         // SAFETY: `run_rows` wrote entries 0..written of the spare
         // capacity (it returns how many it wrote, at most `cap`).
         unsafe {
-            indices.set_len(written);
-            values.set_len(written);
+            ci.set_len(written);
+            cv.set_len(written);
         }
+        (ci, cv)
+    };
+    if tasks == 1 {
+        // One task writes straight into the result (no copy).
+        (indices, values) = fill(&mut Region {
+            rows: 0..m,
+            nnz: &mut indptr[1..],
+        });
     } else {
         // Each task fills a chunk of its own (sized by its rows' bound);
         // the chunks are then copied, in parallel, to their exact places.
@@ -159,24 +163,7 @@ pub(crate) fn spgemm_tasks<T: SparseValue>(
                 rest = tail;
             }
             crate::cpu::map_tasks(tasks, |t| {
-                let mut region = regions[t].lock().unwrap_or_else(|e| e.into_inner());
-                let r = &region.rows;
-                let cap = counts.caps[r.end] - counts.caps[r.start];
-                let mut ci: Vec<u32> = Vec::with_capacity(cap);
-                let mut cv: Vec<T> = Vec::with_capacity(cap);
-                let written = with_scratch(n, |s| {
-                    let (ri, rv) = (
-                        &mut ci.spare_capacity_mut()[..cap],
-                        &mut cv.spare_capacity_mut()[..cap],
-                    );
-                    run_rows(a, av, b, bv, counts, &mut region, ri, rv, s)
-                });
-                // SAFETY: as for one task: entries 0..written were written.
-                unsafe {
-                    ci.set_len(written);
-                    cv.set_len(written);
-                }
-                (ci, cv)
+                fill(&mut regions[t].lock().unwrap_or_else(|e| e.into_inner()))
             })
         };
         let total: usize = chunks.iter().map(|c| c.0.len()).sum();
