@@ -158,14 +158,12 @@ fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<
     } else {
         buffer
     };
-    Ok(Array::from_buffer(
-        buffer,
-        Layout {
-            shape,
-            strides,
-            offset,
-        },
-    ))
+    let layout = Layout {
+        shape,
+        strides,
+        offset,
+    };
+    Array::from_buffer(buffer, layout).map_err(|e| errors::to_py(arr.py(), e))
 }
 
 /// The engine array a read-only NumPy view of crossover's own memory (made
@@ -263,7 +261,7 @@ pub fn copy_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
         let dtype = borrowed.dtype();
         let copy = || {
             let buffer = Buffer::from_host_bytes(dtype, value.buffer.host_bytes())?;
-            Ok(Array::from_buffer(buffer, value.layout.clone()))
+            Array::from_buffer(buffer, value.layout.clone())
         };
         return if value.buffer.nbytes() > KEEP_GIL_BYTES {
             errors::detached(py, copy)

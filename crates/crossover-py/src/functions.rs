@@ -361,6 +361,21 @@ pub fn _materialize(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>) -> PyResult<V
     to_numpy_owned(py, arrays)
 }
 
+/// A crossover array reading `obj` in place, for `crossover._numpy`'s
+/// reductions (`xo.sum(numpy_array)`): a crossover array is returned as
+/// is; NumPy memory is borrowed as volatile, so every result made from it
+/// is computed (and copied if it still views `obj`) before Python sees it
+/// (see `convert::settle`). The borrowing array itself must not reach user
+/// code: it would change when the NumPy array does.
+#[pyfunction]
+pub fn _borrow_volatile(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    if obj.cast::<PyArr>().is_ok() {
+        return Ok(obj.clone().unbind());
+    }
+    let a = args::array_arg(obj, Intake::Volatile)?;
+    Ok(Py::new(py, PyArr::new(a))?.into_any())
+}
+
 /// Wraps a NumPy array that nothing else references (a fresh result of a
 /// NumPy fallback) without copying it.
 #[pyfunction]

@@ -72,6 +72,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         functions::_replay,
         functions::_materialize,
         functions::_adopt,
+        functions::_borrow_volatile,
         functions::_test_panic,
         functions::info,
         library::matmul,

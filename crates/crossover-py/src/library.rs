@@ -97,9 +97,11 @@ pub fn apply(call: &LibCall, a: &[Array]) -> crossover::Result<Array> {
     }
 }
 
+/// The operands of one library call: NumPy arrays are read in place
+/// (volatile), as [`call`]'s `wrap` computes the result before returning.
 fn arrays(objs: &[&Bound<'_, PyAny>]) -> PyResult<Vec<Operand>> {
     objs.iter()
-        .map(|o| Ok(Operand::Array(args::array_arg(o, Intake::Copy)?)))
+        .map(|o| Ok(Operand::Array(args::array_arg(o, Intake::Volatile)?)))
         .collect()
 }
 

@@ -262,6 +262,39 @@ def test_numpy_operands_are_read_before_the_op_returns(rng, n):
     )
 
 
+@pytest.mark.parametrize("n", [3, 2049, 131073])
+def test_numpy_arrays_reduced_in_place_are_read_before_returning(rng, n):
+    """Reductions, scans and library ops of NumPy arrays read them in place
+    and compute before returning: a later write changes no result, and no
+    result (a keepdims or empty-axis one included) shares their memory."""
+    a = nonzero(rng, (n,), np.float64)
+    m = nonzero(rng, (40, 24), np.float32)[::-1, ::2]  # a strided view
+    orig_a, orig_m = a.copy(), m.copy()
+    results = {
+        "sum": (xo.sum(a), orig_a.sum()),
+        "mean axis": (xo.mean(m, axis=0), orig_m.astype(np.float64).mean(axis=0)),
+        "prod": (xo.prod(a[:3]), orig_a[:3].prod()),
+        "std": (xo.std(a, ddof=1), orig_a.std(ddof=1)),
+        "var fractional": (xo.var(a, ddof=0.5), orig_a.var(ddof=0.5)),
+        "max keepdims": (xo.max(m, axis=1, keepdims=True), orig_m.max(axis=1, keepdims=True)),
+        "min empty axis": (xo.min(m, axis=()), orig_m),
+        "argmax": (xo.argmax(a), orig_a.argmax()),
+        "cumsum": (xo.cumsum(a), np.cumsum(orig_a)),
+        "matmul": (xo.matmul(m.T, m), orig_m.T.astype(np.float64) @ orig_m),
+    }
+    a[:] = -3.0
+    m[:] = 5.0
+    for name, (got, want) in results.items():
+        got = np.asarray(got)
+        assert not np.shares_memory(got, a) and not np.shares_memory(got, m), name
+        # float32 sums of signed terms cancel: an absolute allowance too.
+        f32 = got.dtype == np.float32
+        atol = 1e-5 * float(np.abs(want).max()) if f32 else 0.0
+        np.testing.assert_allclose(got, want, rtol=2e-5 if f32 else 1e-11, atol=atol, err_msg=name)
+    # The argument was NumPy's: NumPy's own reductions still see the write.
+    assert xo.sum(a) == pytest.approx(-3.0 * n)
+
+
 def test_numpy_operand_views_and_strides_are_read_in_place(rng):
     """Strided, reversed and transposed NumPy operands borrowed as they are."""
     m = nonzero(rng, (300, 257), np.float32)

@@ -693,7 +693,7 @@ mod tests {
         let b = unsafe { Buffer::from_external(DType::F64, ptr, 3, Box::new(Owner(data))) };
         assert!(b.is_external());
         assert_eq!(b.as_slice::<f64>(), &[1.0, 2.0, 3.0]);
-        let a = crate::Array::from_buffer(b, crate::shape::Layout::contiguous(&[3]));
+        let a = crate::Array::from_buffer(b, crate::shape::Layout::contiguous(&[3])).unwrap();
         assert_eq!(
             a.mul(2.0).unwrap().to_vec::<f64>().unwrap(),
             vec![2.0, 4.0, 6.0]
@@ -707,6 +707,36 @@ mod tests {
     }
 
     #[test]
+    fn from_buffer_rejects_layouts_outside_the_buffer() {
+        use crate::shape::Layout;
+        let b = || Buffer::from_elements(&[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+        let bad = [
+            Layout::contiguous(&[5]),
+            Layout {
+                shape: vec![2],
+                strides: vec![2],
+                offset: 2,
+            },
+            Layout {
+                shape: vec![3],
+                strides: vec![-1],
+                offset: 1,
+            },
+        ];
+        for layout in bad {
+            let err = crate::Array::from_buffer(b(), layout.clone()).unwrap_err();
+            assert!(err.to_string().contains("outside"), "{layout:?}: {err}");
+        }
+        let reversed = Layout {
+            shape: vec![4],
+            strides: vec![-1],
+            offset: 3,
+        };
+        let a = crate::Array::from_buffer(b(), reversed).unwrap();
+        assert_eq!(a.to_vec::<f32>().unwrap(), vec![4.0, 3.0, 2.0, 1.0]);
+    }
+
+    #[test]
     fn volatile_memory_is_reported_until_computed_away() {
         let data = vec![1.0f64, 2.0, 3.0, 4.0];
         let ptr = data.as_ptr() as *const u8;
@@ -714,7 +744,7 @@ mod tests {
         let b = unsafe { Buffer::from_external(DType::F64, ptr, 4, Box::new(data)) };
         let b = b.into_volatile();
         assert!(b.is_volatile());
-        let a = crate::Array::from_buffer(b, crate::shape::Layout::contiguous(&[4]));
+        let a = crate::Array::from_buffer(b, crate::shape::Layout::contiguous(&[4])).unwrap();
         assert!(a.reads_volatile());
         // A pending op over it, and one over that, read it.
         let y = a.mul(2.0).unwrap();

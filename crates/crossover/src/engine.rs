@@ -499,10 +499,7 @@ impl Engine {
             })?;
         let mem = gpu.import_memory(ptr, bytes, keep)?;
         let buffer = crate::buffer::Buffer::device_only(dtype, n, mem)?;
-        Ok(Array::from_buffer(
-            buffer,
-            crate::shape::Layout::contiguous(shape),
-        ))
+        Array::from_buffer(buffer, crate::shape::Layout::contiguous(shape))
     }
 
     fn record(&self, measured: &[(String, f64, f64)]) {

@@ -263,6 +263,13 @@ def _x(a: Any) -> Any:
     return a if isinstance(a, _C.ndarray) else _C.asarray(a)
 
 
+def _xr(a: Any) -> Any:
+    """``a`` for one reduction whose result is returned: NumPy memory is read
+    in place, not copied (the reduction computes before returning, as
+    NumPy's does). Never return the array this gives."""
+    return a if isinstance(a, _C.ndarray) else _C._borrow_volatile(a)
+
+
 def array_function(func: Callable[..., Any], types: tuple, args: tuple, kwargs: dict) -> Any:
     if not all(issubclass(t, (np.ndarray, _C.ndarray)) for t in types):
         return NotImplemented
@@ -298,7 +305,7 @@ def _reduction(method: str):
              where=_NoValue):
         if out is not None or not _plain(initial, where):
             return _unsupported(out=out, initial=initial, where=where)
-        return getattr(_x(a), method)(axis=axis, dtype=dtype, keepdims=bool(keepdims))
+        return getattr(_xr(a), method)(axis=axis, dtype=dtype, keepdims=bool(keepdims))
 
     return impl
 
@@ -310,7 +317,7 @@ _IMPL[np.prod] = _reduction("prod")
 
 def _scan(prod: bool):
     def impl(a, axis=None, dtype=None, out=None):
-        x = _x(a)
+        x = _xr(a)
         if out is not None or x.dtype.kind == "c":
             return _unsupported(out=out, complex=x.dtype.kind == "c")
         if dtype is not None:
@@ -350,7 +357,7 @@ def _moment(method: str):
             ddof, correction = correction, _NoValue  # the Array API's name for ddof
         if out is not None or not _plain(where, mean, correction):
             return _unsupported(out=out, where=where, mean=mean, correction=correction)
-        x = _x(a)
+        x = _xr(a)
         if isinstance(ddof, float) and not ddof.is_integer():
             return _fractional_moment(x, method, axis, dtype, ddof, bool(keepdims))
         return getattr(x, method)(axis=axis, dtype=dtype, ddof=int(ddof), keepdims=bool(keepdims))
@@ -379,7 +386,7 @@ def _extremum(method: str):
     def impl(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
         if out is not None or not _plain(initial, where):
             return _unsupported(out=out, initial=initial, where=where)
-        return getattr(_x(a), method)(axis=axis, keepdims=bool(keepdims))
+        return getattr(_xr(a), method)(axis=axis, keepdims=bool(keepdims))
 
     return impl
 
@@ -396,7 +403,7 @@ def _argext(method: str):
     def impl(a, axis=None, out=None, *, keepdims=False):
         if out is not None or keepdims:
             return _unsupported(out=out, keepdims=keepdims)
-        return getattr(_x(a), method)(axis=axis)
+        return getattr(_xr(a), method)(axis=axis)
 
     return impl
 

@@ -236,20 +236,16 @@ impl Array {
             });
         }
         let buffer = Buffer::from_elements(data)?;
-        Ok(Self::from_buffer(buffer, Layout::contiguous(shape)))
+        Self::from_buffer(buffer, Layout::contiguous(shape))
     }
 
-    /// Wraps an existing buffer (front ends use this to avoid a copy).
-    pub fn from_buffer(buffer: Buffer, layout: Layout) -> Array {
-        let dtype = buffer.dtype();
-        Array::new_ready(
-            Op::Input,
-            dtype,
-            Value {
-                buffer: Arc::new(buffer),
-                layout,
-            },
-        )
+    /// Wraps an existing buffer (front ends use this to avoid a copy). The
+    /// layout must stay inside the buffer.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the layout reaches outside the buffer.
+    pub fn from_buffer(buffer: Buffer, layout: Layout) -> Result<Array> {
+        Self::from_shared(Arc::new(buffer), layout)
     }
 
     /// A view of a buffer another array (or a front end's view of one)
@@ -292,10 +288,7 @@ impl Array {
     /// [`Error::Internal`].
     pub fn placeholder(shape: &[usize], dtype: DType) -> Result<Array> {
         let n = crate::limits::checked_numel("placeholder", shape, dtype)?;
-        Ok(Self::from_buffer(
-            Buffer::placeholder(dtype, n),
-            Layout::contiguous(shape),
-        ))
+        Self::from_buffer(Buffer::placeholder(dtype, n), Layout::contiguous(shape))
     }
 
     /// Marks a [`Array::placeholder`] as living on `device` only, so a plan
