@@ -30,34 +30,38 @@ pub(super) fn run_outer<T: Tasks>(
     };
     let rows_per = rows.div_ceil(row_blocks).max(1);
     let row_blocks = rows.div_ceil(rows_per).max(1);
-    let task = |t: usize| -> Vec<State<T>> {
+    let task = |t: usize| -> ColStates<T> {
         let (cb, rb) = (t % col_blocks, t / col_blocks);
         let (c0, c1) = (cb * COLS, ((cb + 1) * COLS).min(cols));
         let (r0, r1) = (rb * rows_per, ((rb + 1) * rows_per).min(rows));
         scratch(|sc| outer_task::<T>(prep, plan, needs, sc, (c0, c1), (r0, r1), reg))
     };
     let n_tasks = col_blocks * row_blocks;
-    let parts: Vec<Vec<State<T>>> = if parallel && n_tasks > 1 {
+    let mut parts: Vec<ColStates<T>> = if parallel && n_tasks > 1 {
         crate::cpu::map_tasks(n_tasks, task)
     } else {
         (0..n_tasks).map(task).collect()
     };
+    // Row blocks merge in index order, column-wise (the same arithmetic as
+    // `State::merge`, so the bits do not depend on the layout).
     for cb in 0..col_blocks {
-        let mut acc = parts[cb].clone();
+        let mut acc = std::mem::take(&mut parts[cb]);
         for rb in 1..row_blocks {
-            for (a, b) in acc.iter_mut().zip(&parts[rb * col_blocks + cb]) {
-                a.merge(b, needs);
-            }
+            acc.merge(&parts[rb * col_blocks + cb], needs);
         }
-        for (j, st) in acc.iter().enumerate() {
-            finalize(&plan.ops, outs, st, cb * COLS + j);
+        for j in 0..acc.width() {
+            finalize(&plan.ops, outs, &acc.state(j), cb * COLS + j);
         }
     }
 }
 
-/// Column-wise accumulators of one column block (struct of arrays).
+/// Column-wise accumulators of one column block (struct of arrays); only
+/// those the reduction needs are allocated (the others stay empty).
+#[derive(Clone, Default)]
 pub(super) struct ColStates<T> {
     r0: usize,
+    /// Rows accumulated (set by `finish`).
+    n: u64,
     sum: Vec<f64>,
     isum: Vec<i64>,
     prod: Vec<f64>,
@@ -71,26 +75,48 @@ pub(super) struct ColStates<T> {
 }
 
 impl<T: RNum> ColStates<T> {
-    fn new(w: usize, r0: usize) -> Self {
+    fn new(w: usize, r0: usize, needs: Needs) -> Self {
+        fn filled<V: Copy>(on: bool, w: usize, v: V) -> Vec<V> {
+            if on {
+                vec![v; w]
+            } else {
+                Vec::new()
+            }
+        }
         ColStates {
             r0,
-            sum: vec![0.0; w],
-            isum: vec![0; w],
-            prod: vec![1.0; w],
-            iprod: vec![1; w],
-            mean: vec![0.0; w],
-            m2: vec![0.0; w],
-            mins: vec![T::default(); w],
-            min_at: vec![r0 as u64; w],
-            maxs: vec![T::default(); w],
-            max_at: vec![r0 as u64; w],
+            n: 0,
+            sum: filled(needs.sum, w, 0.0),
+            isum: filled(needs.sum && T::IS_INT, w, 0),
+            prod: filled(needs.prod, w, 1.0),
+            iprod: filled(needs.prod && T::IS_INT, w, 1),
+            mean: filled(needs.moments, w, 0.0),
+            m2: filled(needs.moments, w, 0.0),
+            mins: filled(needs.min, w, T::default()),
+            min_at: filled(needs.min && needs.arg, w, r0 as u64),
+            maxs: filled(needs.max, w, T::default()),
+            max_at: filled(needs.max && needs.arg, w, r0 as u64),
         }
+    }
+
+    /// Columns in this block.
+    fn width(&self) -> usize {
+        [
+            self.sum.len(),
+            self.prod.len(),
+            self.m2.len(),
+            self.mins.len(),
+            self.maxs.len(),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
     }
 
     /// Adds row `r` (the reduced index) of this block's columns.
     #[inline(always)]
     pub(super) fn add_row(&mut self, v: Arg<'_, T>, r: usize, needs: Needs) {
-        let w = self.sum.len();
+        let w = self.width();
         match v {
             // One pass per accumulator over plain slices, which the compiler
             // vectorises (a per-element `Arg` match and bounds checks in an
@@ -113,8 +139,12 @@ impl<T: RNum> ColStates<T> {
     fn add_cols(&mut self, j0: usize, s: &[T], r: usize, needs: Needs) {
         let j1 = j0 + s.len();
         if r == self.r0 {
-            self.mins[j0..j1].copy_from_slice(s);
-            self.maxs[j0..j1].copy_from_slice(s);
+            if needs.min {
+                self.mins[j0..j1].copy_from_slice(s);
+            }
+            if needs.max {
+                self.maxs[j0..j1].copy_from_slice(s);
+            }
         }
         if needs.sum {
             if T::IS_INT {
@@ -190,27 +220,88 @@ impl<T: RNum> ColStates<T> {
         }
     }
 
-    fn finish(self, rows: usize, needs: Needs) -> Vec<State<T>> {
-        let n = rows as u64;
-        (0..self.sum.len())
-            .map(|j| State {
-                n,
-                sum: self.sum[j],
-                isum: self.isum[j],
-                prod: self.prod[j],
-                iprod: self.iprod[j],
-                mean: if needs.moments {
-                    self.mean[j]
-                } else {
-                    self.sum[j] / n as f64
-                },
-                m2: self.m2[j],
-                min: self.mins[j],
-                min_at: self.min_at[j],
-                max: self.maxs[j],
-                max_at: self.max_at[j],
-            })
-            .collect()
+    fn finish(mut self, rows: usize) -> Self {
+        self.n = rows as u64;
+        self
+    }
+
+    /// Merges `b` (the next row block of the same columns) into `self`,
+    /// column by column as [`State::merge`] does.
+    fn merge(&mut self, b: &ColStates<T>, needs: Needs) {
+        if b.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = b.clone();
+            return;
+        }
+        let (na, nb) = (self.n as f64, b.n as f64);
+        let n = na + nb;
+        if needs.moments {
+            for (((mean, m2), &bm), &bm2) in self
+                .mean
+                .iter_mut()
+                .zip(self.m2.iter_mut())
+                .zip(&b.mean)
+                .zip(&b.m2)
+            {
+                let delta = bm - *mean;
+                *mean += delta * nb / n;
+                *m2 += bm2 + delta * delta * na * nb / n;
+            }
+        }
+        for (a, &x) in self.sum.iter_mut().zip(&b.sum) {
+            *a += x;
+        }
+        for (a, &x) in self.isum.iter_mut().zip(&b.isum) {
+            *a = a.wrapping_add(x);
+        }
+        for (a, &x) in self.prod.iter_mut().zip(&b.prod) {
+            *a *= x;
+        }
+        for (a, &x) in self.iprod.iter_mut().zip(&b.iprod) {
+            *a = a.wrapping_mul(x);
+        }
+        // NaN wins and stays; ties keep the earlier index.
+        let arg = needs.arg;
+        for (j, (m, &x)) in self.mins.iter_mut().zip(&b.mins).enumerate() {
+            if !m.is_nan() && (x.is_nan() || x < *m) {
+                *m = x;
+                if arg {
+                    self.min_at[j] = b.min_at[j];
+                }
+            }
+        }
+        for (j, (m, &x)) in self.maxs.iter_mut().zip(&b.maxs).enumerate() {
+            if !m.is_nan() && (x.is_nan() || x > *m) {
+                *m = x;
+                if arg {
+                    self.max_at[j] = b.max_at[j];
+                }
+            }
+        }
+        self.n += b.n;
+    }
+
+    /// Column `j`'s state, for [`finalize`] (accumulators not kept read as
+    /// their start values; `finalize` reads only those the ops need).
+    fn state(&self, j: usize) -> State<T> {
+        let f = |v: &[f64], d: f64| v.get(j).copied().unwrap_or(d);
+        let i = |v: &[i64], d: i64| v.get(j).copied().unwrap_or(d);
+        let at = |v: &[u64]| v.get(j).copied().unwrap_or(self.r0 as u64);
+        State {
+            n: self.n,
+            sum: f(&self.sum, 0.0),
+            isum: i(&self.isum, 0),
+            prod: f(&self.prod, 1.0),
+            iprod: i(&self.iprod, 1),
+            mean: f(&self.mean, 0.0),
+            m2: f(&self.m2, 0.0),
+            min: self.mins.get(j).copied().unwrap_or_default(),
+            min_at: at(&self.min_at),
+            max: self.maxs.get(j).copied().unwrap_or_default(),
+            max_at: at(&self.max_at),
+        }
     }
 }
 
@@ -224,9 +315,9 @@ fn outer_task<T: Tasks>(
     (c0, c1): (usize, usize),
     (r0, r1): (usize, usize),
     out_reg: Reg,
-) -> Vec<State<T>> {
+) -> ColStates<T> {
     let w = c1 - c0;
-    let mut st = ColStates::<T>::new(w, r0);
+    let mut st = ColStates::<T>::new(w, r0, needs);
     for r in r0..r1 {
         // Every 64 rows, give way to a stop request (the caller reports it).
         if r % 64 == 0 && crate::interrupt::requested() {
@@ -237,5 +328,5 @@ fn outer_task<T: Tasks>(
         let v = prep.arg::<T>(sc, out_reg, start, w);
         T::rows(&mut st, v, r, needs);
     }
-    st.finish(r1 - r0, needs)
+    st.finish(r1 - r0)
 }
