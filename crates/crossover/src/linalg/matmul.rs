@@ -6,8 +6,8 @@ use crate::array::{Array, Value};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::{broadcast_shapes, numel};
-use faer::{Accum, MatMut, Par};
-use rayon::prelude::*;
+use faer::{Accum, MatRef, Par};
+use std::sync::Mutex;
 
 /// Below this many multiply-adds per matrix, a batch runs one matrix per
 /// task (each single-threaded) instead of parallelising inside each product.
@@ -164,11 +164,11 @@ impl MatMul {
         let (ad, bd) = (super::data::<T>(a), super::data::<T>(b));
         output::<T>(self.dtype, &shape, |out| {
             let one = |dst: &mut [T], bi: usize, par: Par| {
-                let dst = super::row_major_mut(dst, m, n);
                 if k == 0 {
-                    fill_zero(dst);
+                    dst.fill(T::zero_());
                     return;
                 }
+                let dst = super::row_major_mut(dst, m, n);
                 // SAFETY: offsets and strides come from the inputs' own
                 // layouts, which address elements inside their buffers.
                 let (lhs, rhs) = unsafe {
@@ -183,21 +183,40 @@ impl MatMul {
             if m * n == 0 {
                 return Ok(());
             }
-            super::run_library("matmul", |p| {
-                if nb > 1 && m * n * k <= BATCH_PARALLEL_MAX_MNK && crate::cpu::threads() > 1 {
-                    out.par_chunks_mut(m * n)
-                        .enumerate()
-                        .for_each(|(bi, dst)| one(dst, bi, Par::Seq));
-                } else {
-                    // Small single products are not worth a thread handoff.
-                    let p = if m * n * k < 64 * 64 * 64 {
-                        Par::Seq
+            let mnk = m.saturating_mul(n).saturating_mul(k);
+            let tasks = row_tasks(m, mnk);
+            if (nb == 1 && tasks.is_some()) || (nb > 1 && mnk <= BATCH_PARALLEL_MAX_MNK) {
+                // On the calling thread (helpers join when they wake), not
+                // in `pool().install`, whose wake-ups cost more than a small
+                // product (`cpu/tasks.rs`).
+                return crate::error::catch_panic("matmul", || {
+                    if let (1, Some(tasks)) = (nb, tasks) {
+                        // SAFETY: as in `one`.
+                        let (lhs, rhs) = unsafe {
+                            (
+                                mat_at(ad, a_offs[0], m, k, ars, acs),
+                                mat_at(bd, b_offs[0], k, n, brs, bcs),
+                            )
+                        };
+                        if k == 0 {
+                            out.fill(T::zero_());
+                        } else {
+                            product_rows(out, lhs, rhs, tasks);
+                        }
                     } else {
-                        p
-                    };
-                    for (bi, dst) in out.chunks_mut(m * n).enumerate() {
-                        one(dst, bi, p);
+                        let mats: Vec<Mutex<&mut [T]>> =
+                            out.chunks_mut(m * n).map(Mutex::new).collect();
+                        crate::cpu::for_each_task(nb, |bi| {
+                            let mut dst = mats[bi].lock().unwrap_or_else(|e| e.into_inner());
+                            one(&mut dst, bi, Par::Seq);
+                        });
                     }
+                    Ok(())
+                });
+            }
+            super::run_library("matmul", |p| {
+                for (bi, dst) in out.chunks_mut(m * n).enumerate() {
+                    one(dst, bi, p);
                 }
                 Ok(())
             })
@@ -205,10 +224,189 @@ impl MatMul {
     }
 }
 
-fn fill_zero<T: Field>(mut dst: MatMut<'_, T>) {
-    for j in 0..dst.ncols() {
-        for i in 0..dst.nrows() {
-            dst[(i, j)] = T::zero_();
+/// Largest `m*n*k` of a single product that runs as row blocks on the
+/// calling thread and the pool's helpers (each block a sequential faer
+/// product); larger ones use faer's own parallel product. Measured: see
+/// docs/benchmarks.md, "Small matrix products".
+const SPLIT_MAX_MNK: usize = 512 * 512 * 512;
+
+/// Below this many multiply-adds a product is one task: a helper's wake-up
+/// costs more than it would take over.
+const SEQ_MAX_MNK: usize = 64 * 64 * 64;
+
+/// Rows of C per task at least (faer's sequential kernel loses speed on
+/// thinner blocks).
+const MIN_TASK_ROWS: usize = 32;
+
+/// Row blocks for a single product with `m` rows and `mnk` multiply-adds:
+/// one below [`SEQ_MAX_MNK`], else a few per thread, so a helper that
+/// wakes late still finds blocks to take; `None` where faer's parallel
+/// product should run it (large, or too few rows to split).
+fn row_tasks(m: usize, mnk: usize) -> Option<usize> {
+    let threads = crate::cpu::threads();
+    if mnk > SPLIT_MAX_MNK {
+        return None;
+    }
+    if threads <= 1 || mnk < SEQ_MAX_MNK {
+        return Some(1);
+    }
+    let tasks = (m / MIN_TASK_ROWS).min(4 * threads);
+    (tasks >= 2).then_some(tasks)
+}
+
+/// `out (m x n, row-major) = lhs rhs` with the rows of `out` split into
+/// `tasks` blocks run by [`crate::cpu::for_each_task`], each a sequential
+/// faer product (`k > 0`).
+fn product_rows<T: Field>(out: &mut [T], lhs: MatRef<'_, T>, rhs: MatRef<'_, T>, tasks: usize) {
+    let (m, n) = (lhs.nrows(), rhs.ncols());
+    if tasks <= 1 {
+        let dst = super::row_major_mut(out, m, n);
+        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, T::one_impl(), Par::Seq);
+        return;
+    }
+    let start = |t: usize| m * t / tasks;
+    let mut blocks = Vec::with_capacity(tasks);
+    let mut rest = out;
+    for t in 0..tasks {
+        let (block, tail) = rest.split_at_mut((start(t + 1) - start(t)) * n);
+        blocks.push(Mutex::new(block));
+        rest = tail;
+    }
+    crate::cpu::for_each_task(tasks, |t| {
+        let (r0, rows) = (start(t), start(t + 1) - start(t));
+        let mut block = blocks[t].lock().unwrap_or_else(|e| e.into_inner());
+        let dst = super::row_major_mut(&mut block, rows, n);
+        let lhs = lhs.subrows(r0, rows);
+        faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, T::one_impl(), Par::Seq);
+    });
+}
+
+/// Benchmark hook (examples/matmul_small.rs): `c = a @ b` for square
+/// row-major `n x n` f32 operands in `tasks` row blocks, on the calling
+/// thread and the engine's pool; false (nothing written) when a length is
+/// not `n*n`.
+#[doc(hidden)]
+pub fn bench_product_rows_f32(c: &mut [f32], a: &[f32], b: &[f32], n: usize, tasks: usize) -> bool {
+    bench_rows(c, a, b, n, tasks)
+}
+
+/// [`bench_product_rows_f32`] for f64.
+#[doc(hidden)]
+pub fn bench_product_rows_f64(c: &mut [f64], a: &[f64], b: &[f64], n: usize, tasks: usize) -> bool {
+    bench_rows(c, a, b, n, tasks)
+}
+
+fn bench_rows<T: Field>(c: &mut [T], a: &[T], b: &[T], n: usize, tasks: usize) -> bool {
+    if n == 0 || [c.len(), a.len(), b.len()] != [n * n; 3] {
+        return false;
+    }
+    let s = n as isize;
+    // SAFETY: both slices hold n*n row-major elements.
+    let (lhs, rhs) = unsafe { (mat_at(a, 0, n, n, s, 1), mat_at(b, 0, n, n, s, 1)) };
+    product_rows(c, lhs, rhs, tasks.max(1));
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values in [-1, 1).
+    fn rand(seed: u64, len: usize) -> Vec<f64> {
+        let mut s = seed.wrapping_mul(6364136223846793005) ^ 0x9e37_79b9_7f4a_7c15;
+        (0..len)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// `product_rows` in `tasks` blocks against an f64 product, element by
+    /// element, within the rounding bound `(k + 2) u sum_p |a_ip b_pj|`; A
+    /// is read transposed when `a_t` (column-major storage).
+    fn check<T: Field + Into<f64>>(
+        m: usize,
+        k: usize,
+        n: usize,
+        a_t: bool,
+        tasks: usize,
+        u: f64,
+        cvt: fn(f64) -> T,
+    ) {
+        let av: Vec<f64> = rand((m * 1000 + k) as u64, m * k)
+            .into_iter()
+            .map(|x| cvt(x).into())
+            .collect();
+        let bv: Vec<f64> = rand((n * 1000 + k + 7) as u64, k * n)
+            .into_iter()
+            .map(|x| cvt(x).into())
+            .collect();
+        let a_store: Vec<T> = if a_t {
+            (0..m * k).map(|t| cvt(av[(t % m) * k + t / m])).collect()
+        } else {
+            av.iter().map(|&x| cvt(x)).collect()
+        };
+        let b_store: Vec<T> = bv.iter().map(|&x| cvt(x)).collect();
+        let (ars, acs) = if a_t {
+            (1, m as isize)
+        } else {
+            (k as isize, 1)
+        };
+        // SAFETY: the buffers hold m*k and k*n elements in these layouts.
+        let (lhs, rhs) = unsafe {
+            (
+                mat_at(&a_store, 0, m, k, ars, acs),
+                mat_at(&b_store, 0, k, n, n as isize, 1),
+            )
+        };
+        let mut c = vec![cvt(f64::NAN); m * n];
+        product_rows(&mut c, lhs, rhs, tasks);
+        for i in 0..m {
+            for j in 0..n {
+                let (mut want, mut mag) = (0.0, 0.0);
+                for p in 0..k {
+                    want += av[i * k + p] * bv[p * n + j];
+                    mag += (av[i * k + p] * bv[p * n + j]).abs();
+                }
+                let got: f64 = c[i * n + j].into();
+                let tol = (k + 2) as f64 * u * mag;
+                assert!(
+                    (got - want).abs() <= tol,
+                    "{m}x{k}x{n} a_t {a_t} tasks {tasks}: c[{i},{j}] = {got}, want {want} (tol {tol:e})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn row_blocks_match_f64_reference_across_edges() {
+        const EDGES: [usize; 9] = [1, 15, 16, 17, 63, 64, 65, 100, 129];
+        for (x, &m) in EDGES.iter().enumerate() {
+            for (y, &n) in EDGES.iter().enumerate() {
+                let k = EDGES[(x + 2 * y) % EDGES.len()];
+                for tasks in [1, 2, 3, 8] {
+                    let a_t = (x + y + tasks) % 2 == 1;
+                    check::<f32>(m, k, n, a_t, tasks.min(m), f32::EPSILON as f64 / 2.0, |v| {
+                        v as f32
+                    });
+                    check::<f64>(m, k, n, !a_t, tasks.min(m), f64::EPSILON / 2.0, |v| v);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn row_tasks_split_only_what_pays() {
+        assert_eq!(row_tasks(10, 10 * 10 * 10), Some(1));
+        assert_eq!(row_tasks(2000, 2000 * 2000 * 2000), None);
+        if crate::cpu::threads() > 1 {
+            let t = row_tasks(256, 256 * 256 * 256).unwrap_or(0);
+            assert!((2..=4 * crate::cpu::threads()).contains(&t), "{t}");
+            // Too few rows to split: faer's parallel product.
+            assert_eq!(row_tasks(8, 8 * 4096 * 1024), None);
         }
     }
 }

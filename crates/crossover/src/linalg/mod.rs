@@ -36,6 +36,8 @@ pub use dense::{cholesky, det, eigh, inv, qr, solve, solve_spd, svd, svdvals};
 pub(crate) use dense::{eigh_not_converged, not_positive_definite, singular, svd_not_converged};
 pub(crate) use matmul::matmul;
 pub use matmul::MatMul;
+#[doc(hidden)]
+pub use matmul::{bench_product_rows_f32, bench_product_rows_f64};
 
 use crate::array::{Array, Value};
 use crate::buffer::{Buffer, Storage};

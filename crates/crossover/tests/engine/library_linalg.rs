@@ -83,6 +83,40 @@ fn matmul_matches_reference_on_edge_sizes() {
 }
 
 #[test]
+fn matmul_row_blocks_match_reference() {
+    // Single products between 64^3 and 512^3 multiply-adds run as row
+    // blocks on the calling thread and the pool: sizes around the block
+    // edges, non-square, and with a transposed operand.
+    on_every_engine(|_e| {
+        for dtype in [DType::F32, DType::F64] {
+            for (m, k, n) in [
+                (64, 64, 64),
+                (65, 63, 129),
+                (100, 100, 100),
+                (129, 17, 200),
+                (257, 96, 15),
+                (31, 512, 300),
+                (384, 129, 65),
+            ] {
+                let a = randn(m as u64 + 7, &[m, k], dtype);
+                let bt = randn(n as u64 + 11, &[n, k], dtype);
+                let b = bt.transpose().unwrap();
+                let want = ref_matmul(&vals(&a), &vals(&b), m, k, n);
+                let e = rel_err(&vals(&a.matmul(&b).unwrap()), &want);
+                assert!(
+                    e < tol(dtype),
+                    "{dtype} {m}x{k}x{n} (b transposed): rel err {e}"
+                );
+                let bc = randn(n as u64 + 13, &[k, n], dtype);
+                let want = ref_matmul(&vals(&a), &vals(&bc), m, k, n);
+                let e = rel_err(&vals(&a.matmul(&bc).unwrap()), &want);
+                assert!(e < tol(dtype), "{dtype} {m}x{k}x{n}: rel err {e}");
+            }
+        }
+    });
+}
+
+#[test]
 fn matmul_large_odd_sizes() {
     on_every_engine(|_e| {
         // Crosses faer's blocking and threading thresholds.
