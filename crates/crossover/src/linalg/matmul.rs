@@ -184,7 +184,7 @@ impl MatMul {
                 return Ok(());
             }
             let mnk = m.saturating_mul(n).saturating_mul(k);
-            let tasks = row_tasks(m, mnk);
+            let tasks = row_tasks(m, mnk, std::mem::size_of::<T>());
             if (nb == 1 && tasks.is_some()) || (nb > 1 && mnk <= BATCH_PARALLEL_MAX_MNK) {
                 // On the calling thread (helpers join when they wake), not
                 // in `pool().install`, whose wake-ups cost more than a small
@@ -230,24 +230,26 @@ impl MatMul {
 /// docs/benchmarks.md, "Small matrix products".
 const SPLIT_MAX_MNK: usize = 512 * 512 * 512;
 
-/// Below this many multiply-adds a product is one task: a helper's wake-up
-/// costs more than it would take over.
-const SEQ_MAX_MNK: usize = 64 * 64 * 64;
+/// Below this many multiply-adds times the element size a product is one
+/// task: a helper's wake-up costs more than it would take over (measured,
+/// idle machine: 2 blocks lose at f32 64^3, about 5 us of work, and win at
+/// f64 64^3 and f32 80^3, 9 us).
+const SEQ_MAX_WORK: usize = 1536 * 1024;
 
 /// Rows of C per task at least (faer's sequential kernel loses speed on
 /// thinner blocks).
 const MIN_TASK_ROWS: usize = 32;
 
-/// Row blocks for a single product with `m` rows and `mnk` multiply-adds:
-/// one below [`SEQ_MAX_MNK`], else a few per thread, so a helper that
+/// Row blocks for a single product with `m` rows and `mnk` multiply-adds
+/// of `size`-byte elements: one below [`SEQ_MAX_WORK`], else a few per thread, so a helper that
 /// wakes late still finds blocks to take; `None` where faer's parallel
 /// product should run it (large, or too few rows to split).
-fn row_tasks(m: usize, mnk: usize) -> Option<usize> {
+fn row_tasks(m: usize, mnk: usize, size: usize) -> Option<usize> {
     let threads = crate::cpu::threads();
     if mnk > SPLIT_MAX_MNK {
         return None;
     }
-    if threads <= 1 || mnk < SEQ_MAX_MNK {
+    if threads <= 1 || mnk.saturating_mul(size) < SEQ_MAX_WORK {
         return Some(1);
     }
     let tasks = (m / MIN_TASK_ROWS).min(4 * threads);
@@ -400,13 +402,15 @@ mod tests {
 
     #[test]
     fn row_tasks_split_only_what_pays() {
-        assert_eq!(row_tasks(10, 10 * 10 * 10), Some(1));
-        assert_eq!(row_tasks(2000, 2000 * 2000 * 2000), None);
+        assert_eq!(row_tasks(10, 10 * 10 * 10, 8), Some(1));
+        assert_eq!(row_tasks(64, 64 * 64 * 64, 4), Some(1));
+        assert_eq!(row_tasks(2000, 2000 * 2000 * 2000, 4), None);
         if crate::cpu::threads() > 1 {
-            let t = row_tasks(256, 256 * 256 * 256).unwrap_or(0);
+            let t = row_tasks(256, 256 * 256 * 256, 4).unwrap_or(0);
             assert!((2..=4 * crate::cpu::threads()).contains(&t), "{t}");
+            assert!(row_tasks(64, 64 * 64 * 64, 8).unwrap_or(0) >= 2);
             // Too few rows to split: faer's parallel product.
-            assert_eq!(row_tasks(8, 8 * 4096 * 1024), None);
+            assert_eq!(row_tasks(8, 8 * 4096 * 1024, 4), None);
         }
     }
 }
