@@ -136,6 +136,17 @@ impl RNum for f64 {
     }
 }
 
+/// Chan's merge of a segment's `(mean, m2)` over `na` values with the next
+/// segment's over `nb`: one formula for [`State::merge`] and the column
+/// merges of the outer mode, so both give the same bits.
+#[inline(always)]
+fn merge_moments(mean: &mut f64, m2: &mut f64, b_mean: f64, b_m2: f64, na: f64, nb: f64) {
+    let n = na + nb;
+    let delta = b_mean - *mean;
+    *mean += delta * nb / n;
+    *m2 += b_m2 + delta * delta * na * nb / n;
+}
+
 impl<T: RNum> State<T> {
     fn empty() -> Self {
         State {
@@ -163,12 +174,9 @@ impl<T: RNum> State<T> {
             *self = *b;
             return;
         }
-        let (na, nb) = (self.n as f64, b.n as f64);
-        let n = na + nb;
         if needs.moments {
-            let delta = b.mean - self.mean;
-            self.mean += delta * nb / n;
-            self.m2 += b.m2 + delta * delta * na * nb / n;
+            let (na, nb) = (self.n as f64, b.n as f64);
+            merge_moments(&mut self.mean, &mut self.m2, b.mean, b.m2, na, nb);
         }
         self.sum += b.sum;
         self.isum = self.isum.wrapping_add(b.isum);

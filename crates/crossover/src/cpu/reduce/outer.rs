@@ -235,9 +235,8 @@ impl<T: RNum> ColStates<T> {
             *self = b.clone();
             return;
         }
-        let (na, nb) = (self.n as f64, b.n as f64);
-        let n = na + nb;
         if needs.moments {
+            let (na, nb) = (self.n as f64, b.n as f64);
             for (((mean, m2), &bm), &bm2) in self
                 .mean
                 .iter_mut()
@@ -245,9 +244,7 @@ impl<T: RNum> ColStates<T> {
                 .zip(&b.mean)
                 .zip(&b.m2)
             {
-                let delta = bm - *mean;
-                *mean += delta * nb / n;
-                *m2 += bm2 + delta * delta * na * nb / n;
+                merge_moments(mean, m2, bm, bm2, na, nb);
             }
         }
         for (a, &x) in self.sum.iter_mut().zip(&b.sum) {
