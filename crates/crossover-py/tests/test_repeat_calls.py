@@ -6,6 +6,7 @@ NumPy's result, and NumPy inputs changed after a call are read afresh."""
 import numpy as np
 
 import crossover as xo
+from conftest import nonzero
 
 
 def test_same_expression_other_shapes_and_dtypes():
@@ -64,3 +65,40 @@ def test_numpy_inputs_changed_after_a_call_are_seen():
         assert float(np.asarray(xo.sum(a))) == a.sum()
         a[step] = 100.0 + step
         b *= 2
+
+
+def test_one_argument_reductions_take_the_method_and_agree_with_numpy(rng):
+    """``xo.sum(x)``, ``np.sum(x)`` and the other one-argument reductions
+    call ``x.sum()`` straight; with arguments they take the general route.
+    Both against NumPy's float64 result, at sizes around the interpreter's
+    chunk (2,048) and beyond the calling thread's share."""
+    funcs = ("sum", "prod", "mean", "min", "max", "amin", "amax", "argmin", "argmax")
+    for dt, rtol in ((np.float32, 2e-5), (np.float64, 1e-12)):
+        for n in (1, 1000, 2049, 70001):
+            a = nonzero(rng, n, dt, lo=0.999, hi=1.001)  # products stay in range
+            x = xo.asarray(a)
+            for name in funcs:
+                want = getattr(np, name)(a.astype(np.float64))
+                for got in (getattr(xo, name)(x), getattr(np, name)(x), getattr(x, name.lstrip("a"))()
+                            if name in ("amin", "amax") else getattr(x, name)()):
+                    assert isinstance(got, xo.ndarray), (name, type(got))
+                    np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, err_msg=name)
+            m = a.reshape(1, n)
+            np.testing.assert_allclose(np.asarray(xo.sum(xo.asarray(m), axis=1, keepdims=True)),
+                                       m.astype(np.float64).sum(axis=1, keepdims=True), rtol=rtol)
+            kept = xo.max(x, keepdims=True)  # an argument: the general route
+            assert kept.shape == (1,) and kept.item() == a.max()
+            assert np.asarray(xo.argmax(x, axis=0)) == np.argmax(a)
+
+
+def test_asarray_of_arrays_keeps_values_and_copy_rules(rng):
+    a = nonzero(rng, 1000, np.float32)
+    x = xo.asarray(a)
+    assert not np.shares_memory(np.asarray(x), a)  # NumPy data is copied in
+    a[0] = 99.0
+    assert np.asarray(x)[0] != 99.0
+    y = xo.asarray(x)
+    assert isinstance(y, xo.ndarray) and y.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
+    assert xo.asarray(x, dtype=np.float64).dtype == np.float64
+    assert xo.asarray(a, dtype=np.float64).dtype == np.float64

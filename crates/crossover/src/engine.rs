@@ -386,6 +386,22 @@ impl Engine {
         detailed: bool,
     ) -> Result<Plan> {
         catch_panic("eval", || {
+            let policy = policy
+                .or_else(thread_policy)
+                .unwrap_or_else(|| self.policy());
+            let cpu_only = self.gpu.is_err()
+                && matches!(policy, Policy::Auto | Policy::Force(DeviceKind::Cpu))
+                && !crate::trace::is_recording();
+            if let ([one], true, false) = (outputs, cpu_only, detailed) {
+                if crate::direct::run_direct(self, one)? {
+                    return Ok(Plan {
+                        policy,
+                        kernels: Vec::new(),
+                        profile: String::new(),
+                        ran: true,
+                    });
+                }
+            }
             let graph = Graph::collect(outputs);
             crate::limits::check_graph(&graph)?;
             let kernels = if graph.is_empty() {
@@ -393,12 +409,6 @@ impl Engine {
             } else {
                 fuse_cached(&graph)?
             };
-            let policy = policy
-                .or_else(thread_policy)
-                .unwrap_or_else(|| self.policy());
-            let cpu_only = self.gpu.is_err()
-                && matches!(policy, Policy::Auto | Policy::Force(DeviceKind::Cpu))
-                && !crate::trace::is_recording();
             drop(graph);
             let plan = if cpu_only && !detailed {
                 // Nobody reads this plan and only the CPU can run anything:

@@ -35,6 +35,7 @@ pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod device;
+mod direct;
 pub mod dtype;
 pub mod engine;
 pub mod env;

@@ -168,6 +168,10 @@ def _host(value: Any) -> Any:
     return _strict(_numpy._from_host(value), "creation")
 
 
+# Array types `asarray` takes as they are (host memory, no CUDA interface).
+_PLAIN_ARRAYS = (_C.ndarray, np.ndarray)
+
+
 def asarray(obj: Any, /, dtype: Any = None, copy: bool | None = None, *,
             device: Any = None) -> Any:
     """A crossover array from an array, a nested sequence, a scalar or a
@@ -175,6 +179,8 @@ def asarray(obj: Any, /, dtype: Any = None, copy: bool | None = None, *,
     ValueError). CUDA arrays of other libraries (CuPy, PyTorch: anything
     with ``__cuda_array_interface__``) are wrapped without a copy and stay
     on the GPU; ``device=`` moves the result there."""
+    if dtype is None and device is None and type(obj) in _PLAIN_ARRAYS:
+        return _C.asarray(obj, None, copy)  # the common calls, without the checks below
     from . import _exchange
 
     _check_device(device)

@@ -90,8 +90,24 @@ def routed(np_func: Any, qualname: str,
     """``np_func`` through the engine's binding in ``_numpy._IMPL``
     (``check`` as in ``through_numpy``)."""
 
+    # `_numpy.dispatch` inlined: this wrapper is the whole Python cost of
+    # `xo.sum(x)` and friends, paid on every call.
+    impls, fallback_type = _numpy._IMPL, _numpy._Fallback
+    method = _numpy.ONE_ARGUMENT_METHODS.get(np_func)
+    ndarray = _numpy._C.ndarray
+
     def f(*args: Any, **kwargs: Any) -> Any:
-        r = _numpy.dispatch(np_func, args, kwargs)
+        if method is not None and not kwargs and len(args) == 1 and type(args[0]) is ndarray:
+            r = getattr(args[0], method)()
+        elif (impl := impls.get(np_func)) is None:
+            r = _numpy.fallback(np_func, args, kwargs, why=None)
+        else:
+            try:
+                r = impl(*args, **kwargs)
+            except TypeError as e:
+                r = _numpy.signature_fallback(e)
+            if type(r) is fallback_type:
+                r = _numpy.fallback(np_func, args, kwargs, why=r.why)
         return r if check is None else check(r, qualname)
 
     route = "composed" if np_func in COMPOSED else "host" if np_func in HOST else "engine"

@@ -413,7 +413,7 @@ pub fn negative_int_power() -> Error {
 
 /// Whether an exponent chunk holds a negative value.
 #[inline(always)]
-fn has_negative<T: Num>(y: Arg<'_, T>, len: usize) -> bool {
+pub(crate) fn has_negative<T: Num>(y: Arg<'_, T>, len: usize) -> bool {
     match y {
         Arg::Slice(s) => s[..len].iter().any(|v| *v < T::default()),
         Arg::Splat(v) => v < T::default(),
@@ -527,7 +527,7 @@ fn map2<T: Copy, U: Copy>(x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [U], f: impl F
 /// Unary functions; transcendental ones only ever see floats (the recorder
 /// casts integers first).
 #[inline(always)]
-fn unary<T: Num + UnaryFloat>(op: UnaryOp, x: Arg<'_, T>, out: &mut [T]) {
+pub(crate) fn unary<T: Num + UnaryFloat>(op: UnaryOp, x: Arg<'_, T>, out: &mut [T]) {
     match op {
         UnaryOp::Neg => map1(x, out, T::neg),
         UnaryOp::Abs => map1(x, out, T::abs),
@@ -662,7 +662,7 @@ impl UnaryFloat for f64 {
 }
 
 #[inline(always)]
-fn binary<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
+pub(crate) fn binary<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
     match op {
         BinaryOp::Add => map2(x, y, out, T::add),
         BinaryOp::Sub => map2(x, y, out, T::sub),
@@ -686,7 +686,7 @@ fn binary<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [T]) {
 }
 
 #[inline(always)]
-fn compare<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [u8]) {
+pub(crate) fn compare<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &mut [u8]) {
     match op {
         BinaryOp::Lt => map2(x, y, out, |a, b| (a < b) as u8),
         BinaryOp::Le => map2(x, y, out, |a, b| (a <= b) as u8),

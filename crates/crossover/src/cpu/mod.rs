@@ -7,6 +7,7 @@
 mod backend;
 mod complex;
 mod complex_special;
+pub(crate) mod direct;
 pub mod gather;
 pub mod interp;
 pub mod math;

@@ -1,0 +1,186 @@
+//! One elementwise op on computed inputs, run without a program: the
+//! common path of a NumPy-style call on small arrays (`np.asarray(xa + xb)`),
+//! where collecting the graph, looking the fused kernel up, binding it and
+//! preparing the interpreter cost ten times the loop itself.
+//!
+//! It calls the interpreter's own per-op loops ([`interp::unary`],
+//! [`interp::binary`], [`interp::compare`]) over the whole range, compiled
+//! for the same instruction sets, and the reduction kernel itself on a
+//! one-load program, so results are the fused kernels' bits. The graph side
+//! (which arrays qualify) is [`crate::direct`].
+
+use super::gather::Access;
+use super::interp::{self, with_type, Arg, Bound, Data, Prepared};
+use super::regs::{read_val, val_of, FromData, Val};
+use super::simd::simd_dispatch;
+use super::OutPtr;
+use crate::buffer::Buffer;
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::expr::ir::{Inst, InstKind, Program, SourceKind};
+use crate::fuse::{ReduceMode, ReducePlan};
+use crate::op::{BinaryOp, ReduceOp, UnaryOp};
+
+/// An elementwise op the direct path runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DirectOp {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+}
+
+/// An operand: `n` elements of a host buffer from `offset`, or one value
+/// for every element.
+pub(crate) enum Operand<'a> {
+    Run { buffer: &'a Buffer, offset: usize },
+    Element { buffer: &'a Buffer, pos: usize },
+    Const(Scalar),
+}
+
+/// Whether values of `d` sit in memory as the interpreter's registers hold
+/// them (it widens the small integers, which the direct path leaves to it).
+pub(crate) fn supports(d: DType) -> bool {
+    matches!(
+        d,
+        DType::Bool | DType::I32 | DType::I64 | DType::U64 | DType::F32 | DType::F64
+    )
+}
+
+/// An operand bound to its data.
+#[derive(Clone, Copy)]
+enum Src<'a> {
+    Run(Data<'a>, usize),
+    Splat(Val),
+}
+
+impl<'a> Src<'a> {
+    #[inline(always)]
+    fn arg<T: FromData<'a>>(self, n: usize) -> Arg<'a, T> {
+        match self {
+            Src::Run(data, offset) => Arg::Slice(&T::from_data(data)[offset..offset + n]),
+            Src::Splat(v) => Arg::Splat(T::from_val(v)),
+        }
+    }
+}
+
+/// Runs `op` over `n` points of `operands` (all of dtype `input`) into a new
+/// buffer of dtype `output`. Operand runs must hold `n` elements from their
+/// offset (the caller checked the layouts).
+pub(crate) fn run(
+    op: DirectOp,
+    input: DType,
+    output: DType,
+    operands: &[Operand<'_>],
+    n: usize,
+) -> Result<Buffer> {
+    let mut srcs = [Src::Splat(Val::F64(0.0)); 2];
+    for (s, o) in srcs.iter_mut().zip(operands) {
+        *s = match o {
+            Operand::Run { buffer, offset } => {
+                let data = super::data_of(buffer)?;
+                if offset + n > buffer.len() {
+                    return Err(Error::internal(
+                        "cpu kernel",
+                        format!(
+                            "{n} points from {offset} exceed a buffer of {}",
+                            buffer.len()
+                        ),
+                    ));
+                }
+                Src::Run(data, *offset)
+            }
+            Operand::Element { buffer, pos } => Src::Splat(read_val(super::data_of(buffer)?, *pos)),
+            Operand::Const(s) => Src::Splat(val_of(*s, input)),
+        };
+    }
+    let mut out = Buffer::alloc(output, n)?;
+    // SAFETY: `out` holds `n` elements of `output`; the bytes are reborrowed
+    // as the register type of that dtype, whose size it is (`supports`).
+    let bytes = unsafe { std::slice::from_raw_parts_mut(out.as_mut_byte_ptr(), n * output.size()) };
+    if direct_dispatch(op, input, srcs[0], srcs[1], n, bytes) {
+        return Err(interp::negative_int_power());
+    }
+    Ok(out)
+}
+
+/// Reduces `kept` runs of `reduced` elements of `buffer` from `offset` with
+/// `op` into a new buffer of dtype `output`: the fused reduction kernel of a
+/// program that only loads its input, on the calling thread.
+pub(crate) fn reduce(
+    op: ReduceOp,
+    buffer: &Buffer,
+    offset: usize,
+    kept: usize,
+    reduced: usize,
+    output: DType,
+) -> Result<Buffer> {
+    let n = kept * reduced;
+    if offset + n > buffer.len() {
+        return Err(Error::internal(
+            "cpu kernel",
+            format!(
+                "{n} points from {offset} exceed a buffer of {}",
+                buffer.len()
+            ),
+        ));
+    }
+    let input = buffer.dtype();
+    let program = Program {
+        sources: vec![SourceKind::Buffer(input)],
+        insts: vec![Inst {
+            kind: InstKind::Load(0),
+            dtype: input,
+        }],
+        outputs: vec![0],
+    };
+    let source = Bound::Buffer {
+        data: super::data_of(buffer)?,
+        access: Access::Contiguous { offset },
+    };
+    let prep = Prepared::new(&program, vec![source])?;
+    let plan = ReducePlan {
+        ops: vec![op],
+        mode: ReduceMode::Inner,
+        kept,
+        reduced,
+    };
+    let mut out = Buffer::alloc(output, kept)?;
+    super::reduce::run(&prep, &plan, &[OutPtr::new(&mut out)], false);
+    prep.check_domain()?;
+    Ok(out)
+}
+
+simd_dispatch! {
+    fn direct_dispatch<'a>(op: DirectOp, input: DType, a: Src<'a>, b: Src<'a>, n: usize, out: &mut [u8]) -> bool => direct_inline
+}
+
+/// The loop; `true` when an integer power met a negative exponent.
+#[inline(always)]
+fn direct_inline<'a>(
+    op: DirectOp,
+    input: DType,
+    a: Src<'a>,
+    b: Src<'a>,
+    n: usize,
+    out: &mut [u8],
+) -> bool {
+    match op {
+        DirectOp::Unary(u) => with_type!(input, T => {
+            interp::unary::<T>(u, a.arg::<T>(n), interp::view_mut::<T>(out, n));
+            false
+        }),
+        DirectOp::Binary(c) if c.is_comparison() => with_type!(input, T => {
+            interp::compare::<T>(c, a.arg::<T>(n), b.arg::<T>(n), interp::view_mut::<u8>(out, n));
+            false
+        }),
+        DirectOp::Binary(c) => with_type!(input, T => {
+            let (x, y) = (a.arg::<T>(n), b.arg::<T>(n));
+            let negative = c == BinaryOp::Pow && !input.is_float() && interp::has_negative(y, n);
+            interp::binary::<T>(c, x, y, interp::view_mut::<T>(out, n));
+            negative
+        }),
+    }
+}
+
+#[cfg(test)]
+#[path = "direct_tests.rs"]
+mod tests;

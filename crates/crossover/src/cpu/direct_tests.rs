@@ -1,0 +1,295 @@
+//! The direct path gives the fused interpreter's bits, and runs where it
+//! should: every elementwise op, every dtype it takes, on sizes around the
+//! interpreter's chunk, offset and broadcast operands and constants.
+
+use crate::device::{DeviceKind, Policy};
+use crate::direct::run_direct;
+use crate::dtype::{DType, Scalar};
+use crate::engine::with_current;
+use crate::op::{BinaryOp, Op, ReduceOp, UnaryOp};
+use crate::shape::SliceArg;
+use crate::{Array, Result};
+
+/// Values with every edge a kernel meets: signs, zeros, NaN, infinities,
+/// huge and tiny, among pseudo-random ones.
+fn values(n: usize, seed: u64) -> Vec<f64> {
+    let edges = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        f64::NAN,
+        f64::INFINITY,
+        -f64::INFINITY,
+        1e30,
+        -1e-30,
+        3.0,
+    ];
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            if i % 7 == 3 {
+                edges[(s % edges.len() as u64) as usize]
+            } else {
+                ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.3) * 40.0
+            }
+        })
+        .collect()
+}
+
+fn input(n: usize, seed: u64, dtype: DType) -> Array {
+    let mut v = values(n, seed);
+    if !dtype.is_float() {
+        // Integers: finite, in range, some negative (u64 wraps them).
+        v.iter_mut().for_each(|x| {
+            *x = if x.is_finite() {
+                x.clamp(-1e3, 1e3).trunc()
+            } else {
+                2.0
+            }
+        });
+    }
+    let a = Array::from_vec(v, &[n]).unwrap().cast(dtype).unwrap();
+    a.eval().unwrap();
+    a
+}
+
+/// Runs `fast` through the direct path and `slow` (the same op) through the
+/// fused one; returns whether the direct path ran, after checking that both
+/// give the same bits, or both fail with the same message.
+fn same_bits(fast: &Array, slow: &Array) -> bool {
+    let direct = match with_current(|e| run_direct(e, fast)) {
+        // Declined (nothing ran): the usual evaluation.
+        Ok(false) => fast.eval().map(|()| false),
+        other => other,
+    };
+    let fused = slow.eval_with(Policy::Force(DeviceKind::Cpu));
+    let ran = match (&direct, &fused) {
+        (Ok(ran), Ok(())) => *ran,
+        (Err(d), Err(f)) => {
+            assert_eq!(d.to_string(), f.to_string());
+            return direct_ran_before_failing(fast);
+        }
+        _ => panic!(
+            "direct {direct:?} against fused {fused:?} for {}",
+            fast.op_name()
+        ),
+    };
+    let (f, s) = (fast.value().unwrap(), slow.value().unwrap());
+    let bytes = |v: &crate::array::Value| {
+        let size = v.buffer.dtype().size();
+        v.buffer.host_bytes()[v.layout.offset * size..(v.layout.offset + v.layout.numel()) * size]
+            .to_vec()
+    };
+    assert_eq!(f.layout.shape, s.layout.shape);
+    assert!(
+        bytes(&f) == bytes(&s),
+        "{} on {}: bits differ",
+        fast.op_name(),
+        fast.dtype()
+    );
+    ran
+}
+
+/// Whether a failed evaluation came from the direct path (it leaves the
+/// array pending either way: ask it again).
+fn direct_ran_before_failing(fast: &Array) -> bool {
+    with_current(|e| run_direct(e, fast)).is_err()
+}
+
+/// Whether `out` is one op straight on `operands` (what the direct path takes).
+fn reads_only(out: &Array, operands: &[&Array]) -> bool {
+    matches!(out.op(), Op::Unary(_) | Op::Binary(_) | Op::Reduce { .. })
+        && out.pending_inputs().is_some_and(|ins| {
+            ins.iter()
+                .all(|i| operands.iter().any(|o| o.id() == i.id()))
+        })
+}
+
+/// Whether the fused path would run `n` points of an op on one thread.
+fn small(n: usize, flops: f64) -> bool {
+    (n as f64) * (1.0 + flops / 4.0) < crate::cpu::parallel_min_work()
+}
+
+const DTYPES: [DType; 6] = [
+    DType::F32,
+    DType::F64,
+    DType::I32,
+    DType::I64,
+    DType::U64,
+    DType::Bool,
+];
+
+#[test]
+fn every_op_gives_the_fused_bits_and_runs_directly_on_computed_inputs() -> Result<()> {
+    let mut direct_runs = 0;
+    for n in [1, 7, 2047, 2049, 5003] {
+        for dtype in DTYPES {
+            let (a, b) = (input(n, 1, dtype), input(n, 2, dtype));
+            for op in UnaryOp::ALL {
+                let (Ok(fast), Ok(slow)) = (a.unary(op), a.unary(op)) else {
+                    continue;
+                };
+                let expected = reads_only(&fast, &[&a]) && small(n, op.flops());
+                assert_eq!(same_bits(&fast, &slow), expected, "{op:?} {dtype} n={n}");
+                direct_runs += expected as usize;
+            }
+            for op in BinaryOp::ALL {
+                let (Ok(fast), Ok(slow)) = (Array::binary(op, &a, &b), Array::binary(op, &a, &b))
+                else {
+                    continue;
+                };
+                let expected = reads_only(&fast, &[&a, &b]) && small(n, op.flops());
+                assert_eq!(same_bits(&fast, &slow), expected, "{op:?} {dtype} n={n}");
+                direct_runs += expected as usize;
+            }
+        }
+    }
+    // At least every binary op on f32 and f64, at every size.
+    assert!(direct_runs >= 5 * 2 * BinaryOp::ALL.len(), "{direct_runs}");
+    Ok(())
+}
+
+#[test]
+fn constants_offsets_and_broadcast_elements_run_directly() -> Result<()> {
+    for dtype in [DType::F32, DType::F64, DType::I64] {
+        let whole = input(3001, 3, dtype);
+        // A contiguous view starting at element 1000: its values sit at an offset.
+        let tail = whole.slice(&[SliceArg::Range {
+            start: Some(1000),
+            stop: None,
+            step: 1,
+        }])?;
+        assert!(tail.is_ready());
+        let one = input(1, 4, dtype).broadcast_to(&[2001])?;
+        assert!(one.is_ready());
+        // A Python float would promote integers to float64 (a cast: not direct).
+        let c = if dtype.is_float() {
+            Scalar::Float(2.5)
+        } else {
+            Scalar::Int(2)
+        };
+        for op in [
+            BinaryOp::Add,
+            BinaryOp::Mul,
+            BinaryOp::Maximum,
+            BinaryOp::Lt,
+        ] {
+            let cases: [(Array, Array); 3] = [
+                (Array::binary(op, &tail, c)?, Array::binary(op, &tail, c)?),
+                (Array::binary(op, 3, &tail)?, Array::binary(op, 3, &tail)?),
+                (
+                    Array::binary(op, &tail, &one)?,
+                    Array::binary(op, &tail, &one)?,
+                ),
+            ];
+            for (fast, slow) in cases {
+                assert!(
+                    same_bits(&fast, &slow),
+                    "{op:?} on {dtype} did not run directly"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn pending_inputs_and_large_work_take_the_fused_path() -> Result<()> {
+    let a = input(1000, 5, DType::F32);
+    let chained = a.mul(&a)?.add(1.0)?;
+    assert!(
+        !with_current(|e| run_direct(e, &chained))?,
+        "an input is pending"
+    );
+    let big = input(1 << 20, 6, DType::F32);
+    assert!(
+        !with_current(|e| run_direct(e, &big.add(&big)?))?,
+        "work for several threads"
+    );
+    Ok(())
+}
+
+#[test]
+fn integer_powers_with_negative_exponents_fail_as_in_the_interpreter() -> Result<()> {
+    let base = input(100, 7, DType::I64);
+    let exp = Array::from_vec(
+        (0..100).map(|i| 2 - i as i64 % 5).collect::<Vec<_>>(),
+        &[100],
+    )?;
+    let fast = Array::binary(BinaryOp::Pow, &base, &exp)?;
+    let err = with_current(|e| run_direct(e, &fast)).unwrap_err();
+    assert!(err.to_string().contains("negative integer powers"), "{err}");
+    Ok(())
+}
+
+const REDUCTIONS: [ReduceOp; 10] = [
+    ReduceOp::Sum,
+    ReduceOp::Mean,
+    ReduceOp::Var { ddof: 0 },
+    ReduceOp::Std { ddof: 1 },
+    ReduceOp::Min,
+    ReduceOp::Max,
+    ReduceOp::ArgMin,
+    ReduceOp::ArgMax,
+    ReduceOp::Prod,
+    ReduceOp::Var { ddof: 5 },
+];
+
+#[test]
+fn reductions_over_trailing_axes_give_the_fused_bits() -> Result<()> {
+    let mut direct_runs = 0;
+    // Whole arrays, and rows of matrices (the last axis, or both).
+    let cases: [(&[usize], Option<&[isize]>); 6] = [
+        (&[1], None),
+        (&[1000], None),
+        (&[2049], None),
+        (&[9001], None),
+        (&[37, 129], Some(&[1])),
+        (&[3, 5, 401], Some(&[1, 2])),
+    ];
+    for dtype in DTYPES {
+        for (shape, axes) in cases {
+            let n = shape.iter().product();
+            let x = input(n, 8, dtype)
+                .reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())?;
+            assert!(x.is_ready());
+            for op in REDUCTIONS {
+                for keepdims in [false, true] {
+                    let (Ok(fast), Ok(slow)) =
+                        (x.reduce(op, axes, keepdims), x.reduce(op, axes, keepdims))
+                    else {
+                        continue;
+                    };
+                    let expected = reads_only(&fast, &[&x]) && small(n, 0.0);
+                    assert_eq!(
+                        same_bits(&fast, &slow),
+                        expected,
+                        "{op:?} {dtype} {shape:?}"
+                    );
+                    direct_runs += expected as usize;
+                }
+            }
+        }
+    }
+    // At least every reduction of f32 and f64 at every shape.
+    assert!(direct_runs >= 2 * 6 * 2 * REDUCTIONS.len(), "{direct_runs}");
+    Ok(())
+}
+
+#[test]
+fn leading_axes_and_views_take_the_fused_path() -> Result<()> {
+    let x = input(60 * 70, 9, DType::F32).reshape(&[60, 70])?;
+    for fast in [
+        x.sum(Some(&[0]), false)?,
+        x.transpose()?.sum(Some(&[1]), false)?,
+    ] {
+        assert!(!with_current(|e| run_direct(e, &fast))?);
+    }
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! The direct path: one op on computed host inputs, run at once on the
+//! calling thread without collecting a graph, fusing, binding or planning.
+//!
+//! Most NumPy code calls one function at a time on arrays that are already
+//! computed (`np.asarray(xa + xb)`, `x.sum()`). For 1,000 elements the
+//! general evaluation cost about ten times the loop. When only the CPU can
+//! run anything ([`crate::engine::Engine`] checks that), an evaluation of
+//! one such array comes here first; anything else (a pending input, a view
+//! that needs a gather, work big enough for several threads) declines and
+//! takes the general path. The loops are the fused kernels' own
+//! ([`crate::cpu::direct`]), so results are the same bits.
+
+use crate::array::{Array, Value};
+use crate::buffer::Buffer;
+use crate::cpu::direct::{self, DirectOp, Operand};
+use crate::device::DeviceKind;
+use crate::dtype::DType;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::op::Op;
+use crate::shape::Layout;
+use std::sync::Arc;
+
+/// Computes `a` when it is one elementwise op or one reduction over the
+/// trailing axes, of computed contiguous host inputs, small enough for the
+/// calling thread. `Ok(false)`: not such an array (nothing ran).
+pub(crate) fn run_direct(engine: &Engine, a: &Array) -> Result<bool> {
+    let buffer = match a.op() {
+        Op::Unary(_) | Op::Binary(_) => elementwise(a)?,
+        Op::Reduce { .. } => reduction(a)?,
+        _ => None,
+    };
+    let Some(buffer) = buffer else {
+        return Ok(false);
+    };
+    engine.count_kernel(DeviceKind::Cpu);
+    a.set_value(Value {
+        buffer: Arc::new(buffer),
+        layout: Layout::contiguous(a.shape()),
+    });
+    Ok(true)
+}
+
+/// Whether `points` of a kernel doing `flops` per point would stay on the
+/// calling thread in the fused path (the same formula).
+fn one_thread(points: usize, flops: f64) -> bool {
+    points > 0 && (points as f64) * (1.0 + flops / 4.0) < crate::cpu::parallel_min_work()
+}
+
+/// A computed input's value when its `n` elements can be read as one run
+/// (contiguous) or one repeated element (all strides 0) on the host.
+fn host_value(input: &Array, n: usize) -> Option<Value> {
+    let v = input.ready_value()?;
+    let runs = v.layout.is_contiguous() || v.layout.strides.iter().all(|&s| s == 0);
+    (v.layout.numel() == n && runs && v.buffer.residency().is_valid_on(DeviceKind::Cpu))
+        .then_some(v)
+}
+
+fn elementwise(a: &Array) -> Result<Option<Buffer>> {
+    let (op, flops) = match a.op() {
+        Op::Unary(u) => (DirectOp::Unary(*u), u.flops()),
+        Op::Binary(b) => (DirectOp::Binary(*b), b.flops()),
+        _ => return Ok(None),
+    };
+    let n = a.numel();
+    if !one_thread(n, flops) {
+        return Ok(None);
+    }
+    let Some(inputs) = a.pending_inputs() else {
+        return Ok(None);
+    };
+    let input = inputs[0].dtype();
+    let same_dtype = match op {
+        DirectOp::Binary(b) if b.is_comparison() => a.dtype() == DType::Bool,
+        _ => a.dtype() == input,
+    };
+    if !same_dtype || !direct::supports(input) || inputs.iter().any(|i| i.dtype() != input) {
+        return Ok(None);
+    }
+    // Constants (pending `full` nodes) are read as one value, as the fused
+    // program inlines them.
+    let mut held = Vec::with_capacity(inputs.len());
+    for i in &inputs {
+        match (i.op(), i.is_ready()) {
+            (Op::Full(s), false) => held.push(Err(*s)),
+            _ => match host_value(i, n) {
+                Some(v) => held.push(Ok(v)),
+                None => return Ok(None),
+            },
+        }
+    }
+    let operands: Vec<Operand<'_>> = held
+        .iter()
+        .map(|h| match h {
+            Err(s) => Operand::Const(*s),
+            Ok(v) if v.layout.is_contiguous() && n > 1 => Operand::Run {
+                buffer: &v.buffer,
+                offset: v.layout.offset,
+            },
+            Ok(v) => Operand::Element {
+                buffer: &v.buffer,
+                pos: v.layout.offset,
+            },
+        })
+        .collect();
+    crate::interrupt::check("eval")?;
+    direct::run(op, input, a.dtype(), &operands, n).map(Some)
+}
+
+/// A reduction over trailing axes of a computed contiguous input (the
+/// fused path's `Inner` walk with nothing before the reduction).
+fn reduction(a: &Array) -> Result<Option<Buffer>> {
+    let Op::Reduce { op, axes, .. } = a.op() else {
+        return Ok(None);
+    };
+    let Some(inputs) = a.pending_inputs() else {
+        return Ok(None);
+    };
+    let [input] = inputs.as_slice() else {
+        return Ok(None);
+    };
+    let shape = input.shape();
+    let trailing = axes
+        .iter()
+        .enumerate()
+        .all(|(i, &ax)| ax == shape.len() - axes.len() + i);
+    let n = input.numel();
+    if !trailing || !one_thread(n, 0.0) || !direct::supports(input.dtype()) {
+        return Ok(None);
+    }
+    let Some(v) = host_value(input, n).filter(|v| v.layout.is_contiguous()) else {
+        return Ok(None);
+    };
+    let reduced: usize = axes.iter().map(|&ax| shape[ax]).product();
+    crate::interrupt::check("eval")?;
+    direct::reduce(
+        *op,
+        &v.buffer,
+        v.layout.offset,
+        n / reduced.max(1),
+        reduced,
+        a.dtype(),
+    )
+    .map(Some)
+}
