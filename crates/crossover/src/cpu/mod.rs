@@ -12,6 +12,7 @@ pub mod interp;
 pub mod math;
 pub mod math32_hyp;
 pub mod math32_inverse;
+pub mod math32_pow;
 pub mod math64;
 pub mod math64_hyp;
 pub mod math64_inverse;
