@@ -312,10 +312,14 @@ fn pow_slices_f32(x: Arg<'_, f32>, y: Arg<'_, f32>, out: &mut [f32]) {
     }
 }
 
-/// float64 power over a chunk (vectorised, log|x| in double-double).
+/// float64 power over a chunk: the AVX-512 kernel where the CPU has it,
+/// else the portable vectorised [`super::math64::pow_f64`] (log|x| in
+/// double-double).
 #[inline(always)]
 fn pow_slices_f64(x: Arg<'_, f64>, y: Arg<'_, f64>, out: &mut [f64]) {
-    zip2!(x, y, out, |p, q| super::math64::pow_f64(p, q))
+    if !super::math64_pow::pow_slices_avx512(x, y, out) {
+        zip2!(x, y, out, |p, q| super::math64::pow_f64(p, q))
+    }
 }
 
 macro_rules! float_num {
