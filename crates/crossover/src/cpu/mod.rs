@@ -13,9 +13,11 @@ pub mod interp;
 pub mod math;
 pub mod math32_hyp;
 pub mod math32_inverse;
+pub mod math32_pow;
 pub mod math64;
 pub mod math64_hyp;
 pub mod math64_inverse;
+pub mod math64_pow;
 pub mod num;
 pub mod reduce;
 mod regs;
@@ -43,6 +45,16 @@ pub(crate) use tasks::{for_each_task, map_tasks};
 /// kernel of 65,536 points splits in two (a split costs the caller about a
 /// microsecond since it never waits for a helper to wake: `tasks.rs`).
 pub(crate) const ELEMENTWISE_TASK: usize = 16 * CHUNK;
+
+/// Points per parallel task of an elementwise kernel whose points cost
+/// `weight` (1 + flops/4, as in the parallel threshold): heavy kernels
+/// (transcendentals, `power`) take proportionally smaller tasks, whole
+/// chunks, so that ten thousand points of `power` still split across
+/// threads; light ones keep [`ELEMENTWISE_TASK`].
+pub(crate) fn elementwise_task(weight: f64) -> usize {
+    let points = (2.0 * ELEMENTWISE_TASK as f64 / weight.max(1.0)) as usize;
+    (points / CHUNK).clamp(1, ELEMENTWISE_TASK / CHUNK) * CHUNK
+}
 
 /// Below this much work (points weighted by flops) a kernel runs on the
 /// calling thread; dispatching to the pool costs more than it saves. The
@@ -226,7 +238,8 @@ fn run_fused(
     }
     let prep = Prepared::new(program, bound)?;
     let n = k.numel();
-    let work = n as f64 * (1.0 + program.flops_per_point() / 4.0);
+    let weight = 1.0 + program.flops_per_point() / 4.0;
+    let work = n as f64 * weight;
     let parallel = work >= parallel_min_work() && threads() > 1;
     let mut bufs: Vec<Buffer> = k
         .outputs
@@ -238,13 +251,14 @@ fn run_fused(
         Some(plan) => reduce::run(&prep, plan, &outs, parallel),
         None if n == 0 => {}
         None => {
-            let tasks = n.div_ceil(ELEMENTWISE_TASK);
+            let len = elementwise_task(weight);
+            let tasks = n.div_ceil(len);
             let task = |t: usize| {
                 // A stop request skips the remaining tasks (checked below).
                 if crate::interrupt::requested() {
                     return;
                 }
-                let (a, b) = (t * ELEMENTWISE_TASK, ((t + 1) * ELEMENTWISE_TASK).min(n));
+                let (a, b) = (t * len, ((t + 1) * len).min(n));
                 scratch(|sc| elementwise_range(&prep, &outs, sc, a, b));
             };
             if parallel && tasks > 1 {

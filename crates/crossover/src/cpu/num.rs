@@ -302,9 +302,33 @@ impl Num for u8 {
     }
 }
 
+/// float32 power over a chunk: the AVX-512 kernel where the CPU has it,
+/// else the portable vectorised [`super::math::pow_f32`] (see
+/// [`Num::pow_slices`]).
+#[inline(always)]
+fn pow_slices_f32(x: Arg<'_, f32>, y: Arg<'_, f32>, out: &mut [f32]) {
+    if !super::math32_pow::pow_slices_avx512(x, y, out) {
+        zip2!(x, y, out, |p, q| super::math::pow_f32(p, q))
+    }
+}
+
+/// float64 power over a chunk: the AVX-512 kernel where the CPU has it,
+/// else the portable vectorised [`super::math64::pow_f64`] (log|x| in
+/// double-double).
+#[inline(always)]
+fn pow_slices_f64(x: Arg<'_, f64>, y: Arg<'_, f64>, out: &mut [f64]) {
+    if !super::math64_pow::pow_slices_avx512(x, y, out) {
+        zip2!(x, y, out, |p, q| super::math64::pow_f64(p, q))
+    }
+}
+
 macro_rules! float_num {
-    ($t:ty) => {
+    ($t:ty, $pow_slices:path) => {
         impl Num for $t {
+            #[inline(always)]
+            fn pow_slices(x: Arg<'_, Self>, y: Arg<'_, Self>, out: &mut [Self]) {
+                $pow_slices(x, y, out)
+            }
             #[inline(always)]
             fn from_scalar(s: Scalar) -> Self {
                 s.as_f64() as $t
@@ -411,8 +435,8 @@ macro_rules! float_num {
         }
     };
 }
-float_num!(f32);
-float_num!(f64);
+float_num!(f32, pow_slices_f32);
+float_num!(f64, pow_slices_f64);
 
 /// Integer power with NumPy's results for negative exponents of +-1 and 0
 /// otherwise (NumPy raises for scalars and returns garbage for arrays).
