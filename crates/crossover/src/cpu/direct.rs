@@ -76,17 +76,8 @@ pub(crate) fn run(
     for (s, o) in srcs.iter_mut().zip(operands) {
         *s = match o {
             Operand::Run { buffer, offset } => {
-                let data = super::data_of(buffer)?;
-                if offset + n > buffer.len() {
-                    return Err(Error::internal(
-                        "cpu kernel",
-                        format!(
-                            "{n} points from {offset} exceed a buffer of {}",
-                            buffer.len()
-                        ),
-                    ));
-                }
-                Src::Run(data, *offset)
+                check_run(buffer, *offset, n)?;
+                Src::Run(super::data_of(buffer)?, *offset)
             }
             Operand::Element { buffer, pos } => Src::Splat(read_val(super::data_of(buffer)?, *pos)),
             Operand::Const(s) => Src::Splat(val_of(*s, input)),
@@ -113,16 +104,7 @@ pub(crate) fn reduce(
     reduced: usize,
     output: DType,
 ) -> Result<Buffer> {
-    let n = kept * reduced;
-    if offset + n > buffer.len() {
-        return Err(Error::internal(
-            "cpu kernel",
-            format!(
-                "{n} points from {offset} exceed a buffer of {}",
-                buffer.len()
-            ),
-        ));
-    }
+    check_run(buffer, offset, kept * reduced)?;
     let input = buffer.dtype();
     let program = Program {
         sources: vec![SourceKind::Buffer(input)],
@@ -147,6 +129,21 @@ pub(crate) fn reduce(
     super::reduce::run(&prep, &plan, &[OutPtr::new(&mut out)], false);
     prep.check_domain()?;
     Ok(out)
+}
+
+/// [`Error::Internal`] unless `n` elements from `offset` lie in `buffer`
+/// (the graph side checked the layout; this keeps the loops in bounds).
+fn check_run(buffer: &Buffer, offset: usize, n: usize) -> Result<()> {
+    if offset + n > buffer.len() {
+        return Err(Error::internal(
+            "cpu kernel",
+            format!(
+                "{n} points from {offset} exceed a buffer of {}",
+                buffer.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 simd_dispatch! {
