@@ -518,3 +518,24 @@ def test_constant_powers_match_numpy_dtypes_and_values(rng):
                     np.testing.assert_allclose(np.asarray(np.power(x, e)), np.power(a, e), rtol=4e-7 if a.dtype == np.float32 else 1e-15)
     finally:
         xo.set_fallback("warn")
+
+
+def test_binary_ufuncs_on_two_crossover_arrays_match_numpy(rng):
+    """``xo.add(xa, xb)`` and the other ufuncs with an operator take the
+    operator when both arguments are crossover arrays: the same results
+    and errors as NumPy's ufunc, for every dtype the engine holds."""
+    import crossover
+    for name in crossover._OPERATOR_OF:
+        for dt in (np.float32, np.float64, np.int32, np.int64, np.bool_):
+            a = nonzero(rng, 2049, np.float64, lo=1, hi=50).astype(dt)
+            b = nonzero(rng, 2049, np.float64, lo=1, hi=50).astype(dt)
+            try:
+                want = getattr(np, name)(a, b)
+            except TypeError:  # NumPy's boolean subtract
+                with pytest.raises((TypeError, xo.DTypeError)):
+                    np.asarray(getattr(xo, name)(xo.asarray(a), xo.asarray(b)))
+                continue
+            got = np.asarray(getattr(xo, name)(xo.asarray(a), xo.asarray(b)))
+            assert got.dtype == want.dtype, (name, dt)
+            np.testing.assert_allclose(got, want, rtol=1e-6 if dt == np.float32 else 1e-12,
+                                       err_msg=f"{name} {np.dtype(dt).name}")
