@@ -1,5 +1,6 @@
-//! The direct path: one op on computed host inputs, run at once on the
-//! calling thread without collecting a graph, fusing, binding or planning.
+//! The direct path: one op on computed host inputs (an elementwise op, a
+//! trailing-axis reduction, a library call), run at once without collecting
+//! a graph, fusing, binding or planning.
 //!
 //! Most NumPy code calls one function at a time on arrays that are already
 //! computed (`np.asarray(xa + xb)`, `x.sum()`). For 1,000 elements the
@@ -16,29 +17,69 @@ use crate::cpu::direct::{self, DirectOp, Operand};
 use crate::device::DeviceKind;
 use crate::dtype::DType;
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::op::Op;
 use crate::shape::Layout;
 use std::sync::Arc;
 
 /// Computes `a` when it is one elementwise op or one reduction over the
 /// trailing axes, of computed contiguous host inputs, small enough for the
-/// calling thread. `Ok(false)`: not such an array (nothing ran).
+/// calling thread, or one library call on computed host inputs.
+/// `Ok(false)`: not such an array (nothing ran).
 pub(crate) fn run_direct(engine: &Engine, a: &Array) -> Result<bool> {
-    let buffer = match a.op() {
-        Op::Unary(_) | Op::Binary(_) => elementwise(a)?,
-        Op::Reduce { .. } => reduction(a)?,
+    let contiguous = |b: Option<Buffer>| {
+        b.map(|buffer| Value {
+            buffer: Arc::new(buffer),
+            layout: Layout::contiguous(a.shape()),
+        })
+    };
+    let value = match a.op() {
+        Op::Unary(_) | Op::Binary(_) => contiguous(elementwise(a)?),
+        Op::Reduce { .. } => contiguous(reduction(a)?),
+        Op::Library { .. } => library(a)?,
         _ => None,
     };
-    let Some(buffer) = buffer else {
+    let Some(value) = value else {
         return Ok(false);
     };
     engine.count_kernel(DeviceKind::Cpu);
-    a.set_value(Value {
-        buffer: Arc::new(buffer),
-        layout: Layout::contiguous(a.shape()),
-    });
+    a.set_value(value);
     Ok(true)
+}
+
+/// A library call (matmul, solve, FFT, scan...) whose inputs are computed
+/// on the host: the call itself, as the fused path runs it (its results
+/// kept for the call's other outputs), without the graph around it.
+fn library(a: &Array) -> Result<Option<Value>> {
+    let Op::Library { call, output } = a.op() else {
+        return Ok(None);
+    };
+    if call.results().is_none() {
+        let Some(inputs) = a.pending_inputs() else {
+            return Ok(None);
+        };
+        let mut values = Vec::with_capacity(inputs.len());
+        for i in &inputs {
+            if !i.is_ready() {
+                crate::graph::resolve_ready_view(i);
+            }
+            match i.ready_value() {
+                Some(v) if v.buffer.residency().is_valid_on(DeviceKind::Cpu) => values.push(v),
+                _ => return Ok(None),
+            }
+        }
+        crate::interrupt::check("eval")?;
+        let results = call.op.run_cpu(&values)?;
+        crate::exec::check_values(call.op.name(), &call.outputs, &results)?;
+        let _ = call.results.set(results);
+    }
+    let results = call
+        .results()
+        .ok_or_else(|| Error::internal("eval", "library results not stored"))?;
+    let value = results
+        .get(*output)
+        .ok_or_else(|| Error::internal("eval", "library output out of range"))?;
+    Ok(Some(value.clone()))
 }
 
 /// Whether `points` of a kernel doing `flops` per point would stay on the

@@ -102,24 +102,32 @@ fn input_buffers<'a>(b: &'a BoundKernel<'_>) -> Vec<&'a Arc<crate::buffer::Buffe
 
 /// Checks a backend's results against what the kernel declared.
 fn check_results(k: &Kernel, b: &BoundKernel<'_>, values: &[Value]) -> Result<()> {
-    if values.len() != b.outputs.len() {
+    check_values(&k.name(), &b.outputs, values)
+}
+
+/// Checks that `values` are what `name` declared: as many, each of the
+/// declared shape and dtype, contiguous.
+pub(crate) fn check_values(
+    name: &str,
+    declared: &[(Vec<usize>, crate::dtype::DType)],
+    values: &[Value],
+) -> Result<()> {
+    if values.len() != declared.len() {
         return Err(Error::internal(
             "eval",
             format!(
-                "{} returned {} values for {} outputs",
-                k.name(),
+                "{name} returned {} values for {} outputs",
                 values.len(),
-                b.outputs.len()
+                declared.len()
             ),
         ));
     }
-    for (v, (shape, dtype)) in values.iter().zip(&b.outputs) {
+    for (v, (shape, dtype)) in values.iter().zip(declared) {
         if &v.layout.shape != shape || v.buffer.dtype() != *dtype || !v.layout.is_contiguous() {
             return Err(Error::internal(
                 "eval",
                 format!(
-                    "{} returned {:?} {} where {shape:?} {dtype} contiguous was declared",
-                    k.name(),
+                    "{name} returned {:?} {} where {shape:?} {dtype} contiguous was declared",
                     v.layout.shape,
                     v.buffer.dtype()
                 ),
