@@ -39,36 +39,53 @@ run() {
   local started
   started=$(date +%s)
   export CROSSOVER_REQUIRE_GPU=1 CROSSOVER_GPU=cuda CROSSOVER_PROFILE="$out/profile.json"
-  export CROSSOVER_KERNEL_CACHE="$out/kernels"
+  export CROSSOVER_KERNEL_CACHE="$out/kernels" RUST_BACKTRACE=1
+  # NVIDIA's libraries from the Python environment's wheels (CuPy's and
+  # PyTorch's), beside any toolkit under /usr/local/cuda*.
+  if [ -z "${CROSSOVER_PYTHON_PATH:-}" ]; then
+    CROSSOVER_PYTHON_PATH="$(python3 -c 'import site; print(":".join(site.getsitepackages()))' 2>/dev/null)"
+    export CROSSOVER_PYTHON_PATH
+  fi
   local status=0
+  # step NAME SECONDS COMMAND...: runs COMMAND with a time limit (a hang
+  # must not eat the time of the steps after it), its output in NAME.log.
   step() {
-    local name=$1
-    shift
-    echo "== $name ($(($(date +%s) - started)) s)"
-    if ! "$@" >"$out/$name.log" 2>&1; then
-      echo "   FAILED (see $out/$name.log)"
+    local name=$1 limit=$2
+    shift 2
+    echo "== $name ($(($(date +%s) - started)) s, limit $limit s)"
+    timeout -k 5 "$limit" "$@" >"$out/$name.log" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ]; then
+      [ $rc -eq 124 ] && echo "   TIMED OUT after $limit s" >>"$out/$name.log"
+      echo "   FAILED rc=$rc (see $out/$name.log)"
       status=1
     fi
     tail -n 5 "$out/$name.log"
   }
   {
     date -u +"%Y-%m-%dT%H:%MZ"
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader
     python3 -c 'import cupy, torch; print("cupy", cupy.__version__, "torch", torch.__version__)' 2>&1
+    nproc
+    echo "CROSSOVER_PYTHON_PATH=$CROSSOVER_PYTHON_PATH"
   } >"$out/machine.txt" 2>&1
   cat "$out/machine.txt"
-  step info "$BIN/crossover" info
+  CROSSOVER_LOG=debug step info "${GPU_CHECK_INFO_S:-30}" "$BIN/crossover" info
   # Every test body on every engine, the CUDA device included.
-  step tests "$BIN/engine-tests" --test-threads 1
-  step calibrate "$BIN/crossover" calibrate --quick
-  step bench "$BIN/crossover" bench --device all --quick --format json \
+  step tests "${GPU_CHECK_TESTS_S:-300}" "$BIN/engine-tests" --test-threads 1
+  step calibrate "${GPU_CHECK_CALIBRATE_S:-90}" "$BIN/crossover" calibrate --quick
+  step advise "${GPU_CHECK_ADVISE_S:-30}" "$BIN/crossover" advise --no-measure
+  # Sizes that cross from the CPU to the GPU (N means N x N elements).
+  step bench "${GPU_CHECK_BENCH_S:-120}" "$BIN/crossover" bench --device all --quick \
+    --sizes "${GPU_CHECK_SIZES:-300,1000,4096}" --out "$out/bench" \
     elementwise reduction monte_carlo_pi conditional_accumulate image_pipeline matmul sparse_matmul
   cp "$BIN/_crossover.abi3.so" crates/crossover-py/python/crossover/ 2>/dev/null
   # Zero-copy round trips with CuPy and PyTorch (skips fail here).
-  PYTHONPATH="$PWD/crates/crossover-py/python" step exchange \
+  PYTHONPATH="$PWD/crates/crossover-py/python" step exchange "${GPU_CHECK_EXCHANGE_S:-60}" \
     python3 -m pytest -q -p no:cacheprovider crates/crossover-py/tests/test_exchange.py
-  PYTHONPATH="$PWD/crates/crossover-py/python" step compare \
-    python3 -m crossover.compare --quick --out "$out/compare"
+  PYTHONPATH="$PWD/crates/crossover-py/python" step compare "${GPU_CHECK_COMPARE_S:-120}" \
+    python3 -m crossover.compare --quick --sizes "${GPU_CHECK_SIZES:-300,1000,4096}" \
+    --out "$out/compare" elementwise reduction matmul monte_carlo_pi
   echo "== done in $(($(date +%s) - started)) s; logs in $out"
   return $status
 }
