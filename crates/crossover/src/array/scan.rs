@@ -131,12 +131,7 @@ impl Scan {
             DType::F64 => self.run::<f64>(x, parallel),
             _ => self.run::<i64>(x, parallel),
         };
-        if parallel {
-            crate::linalg::run_library(self.name(), |_| run())
-        } else {
-            crate::error::catch_panic(self.name(), run)
-        }
-        .map(|v| vec![v])
+        crate::linalg::run_library(self.name(), parallel, |_| run()).map(|v| vec![v])
     }
 
     fn run<T: Storage + Accumulate>(&self, x: &Value, parallel: bool) -> Result<Value> {

@@ -85,7 +85,7 @@ impl Pool {
     }
 }
 
-/// This thread's recycled small heap buffers (see [`SMALL_POOLED`]); freed
+/// This thread's recycled small heap buffers (see [`SMALL_RECYCLED`]); freed
 /// with the thread.
 struct SmallCache(Vec<HostMem>);
 

@@ -20,7 +20,7 @@ const TASK_ELEMS: usize = 1 << 15;
 const TILE: usize = 16;
 
 /// Below this many elements a pass runs on the calling thread.
-const PARALLEL_MIN: usize = 1 << 14;
+pub(super) const PARALLEL_MIN: usize = 1 << 14;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum PlanKey {

@@ -147,9 +147,12 @@ impl FftOp {
 
     pub fn run_cpu(&self, inputs: &[Value]) -> Result<Vec<Value>> {
         let x = &inputs[0];
+        // Below the kernels' own threshold every step runs sequentially, so
+        // the call stays on this thread.
+        let parallel = numel(&self.in_shape).max(numel(&self.out_shape)) >= kernels::PARALLEL_MIN;
         let v = match self.out_dtype.real_part() {
-            DType::F32 => crate::linalg::run_library(self.name, |_| self.run::<f32>(x)),
-            _ => crate::linalg::run_library(self.name, |_| self.run::<f64>(x)),
+            DType::F32 => crate::linalg::run_library(self.name, parallel, |_| self.run::<f32>(x)),
+            _ => crate::linalg::run_library(self.name, parallel, |_| self.run::<f64>(x)),
         }?;
         Ok(vec![v])
     }

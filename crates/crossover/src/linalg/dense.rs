@@ -3,7 +3,7 @@
 
 use super::{
     batch_offsets, check_finite, compute_dtype, flop_factor, mat_at, mat_strides, nbytes,
-    require_matrix, require_square, row_major_mut, run_library, Field,
+    parallel_min_flops, require_matrix, require_square, row_major_mut, run_library, Field,
 };
 use crate::array::{Array, Value};
 use crate::buffer::Buffer;
@@ -170,7 +170,8 @@ impl Dense {
             })
             .collect();
         let sizes: Vec<usize> = outs.iter().map(|(s, _)| numel(s) / nb.max(1)).collect();
-        run_library(self.op(), |par| {
+        let parallel = self.flops() >= parallel_min_flops();
+        run_library(self.op(), parallel, |par| {
             let (mut full, mut reals): (Vec<&mut [T]>, Vec<&mut [T::Real]>) = (vec![], vec![]);
             for (buf, &is_real) in bufs.iter_mut().zip(&real_out) {
                 if is_real {

@@ -214,7 +214,7 @@ impl MatMul {
                     Ok(())
                 });
             }
-            super::run_library("matmul", |p| {
+            super::run_library("matmul", true, |p| {
                 for (bi, dst) in out.chunks_mut(m * n).enumerate() {
                     one(dst, bi, p);
                 }

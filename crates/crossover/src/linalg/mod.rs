@@ -136,12 +136,29 @@ pub(crate) fn par() -> Par {
     }
 }
 
-/// Runs a faer (or other library) call on the engine's pool with the
-/// engine's parallelism, turning a panic into [`Error::Internal`].
+/// Dense routines (solve, svd, ...) of fewer flops than this run on the
+/// calling thread ([`run_library`]).
+pub(crate) fn parallel_min_flops() -> f64 {
+    std::env::var("CROSSOVER_LIB_SEQ_FLOPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2e5)
+}
+
+/// Runs a faer (or other library) call, turning a panic into
+/// [`Error::Internal`]: on the engine's pool with the engine's parallelism
+/// when `parallel`, else on the calling thread with [`Par::Seq`] (handing a
+/// call to the pool and waiting for it costs about 15 us here, more than a
+/// 32x32 solve or a 256-point FFT takes). `f` must not use rayon when
+/// given [`Par::Seq`]: outside the pool that would wake rayon's global one.
 pub(crate) fn run_library<R: Send>(
     op: &'static str,
+    parallel: bool,
     f: impl FnOnce(Par) -> Result<R> + Send,
 ) -> Result<R> {
+    if !parallel {
+        return catch_panic(op, || f(Par::Seq));
+    }
     static GLOBAL: Once = Once::new();
     GLOBAL.call_once(|| faer::set_global_parallelism(par()));
     catch_panic(op, || crate::cpu::pool().install(|| f(par())))

@@ -294,6 +294,7 @@ impl SpMM {
         let x = &inputs[0];
         crate::linalg::run_library(
             "sparse_matmul_dense",
+            true,
             |_| with_values!(&self.a.data.values, v, T => self.run::<T>(v, x)),
         )
         .map(|v| vec![v])
