@@ -106,6 +106,40 @@ fn a_bad_kernel_is_an_nvrtc_error_with_its_log() {
     assert!(e.msg.contains("undefined_thing"), "{e}");
 }
 
+/// Compiles running at the same time each get their own ptxas report
+/// (on an H200 the corpus' report came back empty while other tests
+/// compiled kernels, 2026-11-26).
+#[test]
+fn concurrent_nvrtc_compiles_each_get_their_own_ptxas_report() {
+    if crossover::cuda::nvrtc::version().is_err() {
+        return; // the corpus test fails when NVRTC is required
+    }
+    let outs: Vec<_> = std::thread::scope(|s| {
+        let jobs: Vec<_> = (0..8)
+            .map(|t| {
+                s.spawn(move || {
+                    (0..6)
+                        .map(|r| {
+                            let entry = format!("k{t}_{r}");
+                            let src = format!(
+                                "extern \"C\" __global__ void {entry}(float* x, int n) {{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = sinf(x[i]) * {t}.5f + {r}; }}"
+                            );
+                            (entry, crossover::cuda::nvrtc::compile(&src, 90, false))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        jobs.into_iter().flat_map(|j| j.join().unwrap()).collect()
+    });
+    for (entry, out) in outs {
+        let out = out.unwrap_or_else(|e| panic!("{entry}: {e}"));
+        let regs = out.registers();
+        assert_eq!(regs.len(), 1, "{entry}: ptxas report:\n{}", out.log);
+        assert_eq!(regs[0].0, entry, "{entry}: another compile's report:\n{}", out.log);
+    }
+}
+
 #[test]
 fn every_kernel_builds_on_the_opencl_device_in_one_program() {
     use crossover::gpu::api::GpuApi;

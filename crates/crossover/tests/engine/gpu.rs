@@ -610,7 +610,9 @@ fn no_opencl_library_leaves_the_cpu_and_says_why() {
                 "--nocapture",
             ])
             .env("CROSSOVER_OPENCL_LIBRARY", "/nonexistent/libOpenCL.so.1")
-            .env_remove("CROSSOVER_GPU"),
+            // OpenCL named: on a machine with CUDA the engine would
+            // otherwise use the CUDA device (H200, 2026-11-26).
+            .env("CROSSOVER_GPU", "opencl"),
         300,
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
