@@ -124,11 +124,12 @@ def run_case(system: System, w: Workload, variant: str, n: int, inputs: dict,
     chk = checks.check(w.name, variant, inputs, got, cache)
     del got
     t = measure(case.run, method)
+    chosen = case.chosen() if callable(case.chosen) else case.chosen
     row = {
         "workload": w.name, "variant": variant, "size": n, "elements": w.elements(n),
         "dtype": w.dtype, "system": system.name,
         "median_ms": _sig(t.median_s * 1e3), "min_ms": _sig(t.min_s * 1e3), "reps": t.reps,
-        "ok": chk.ok, "check": chk.detail, "chosen": case.chosen,
+        "ok": chk.ok, "check": chk.detail, "chosen": chosen,
     }
     nbytes, flops, samples = work(w.name, n, inputs)
     for key, amount, unit in (("gbps", nbytes, 1e9), ("gflops", flops, 1e9),

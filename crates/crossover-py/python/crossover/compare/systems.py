@@ -26,8 +26,11 @@ def _same(x: Any) -> Any:
 class Case:
     run: Callable[[], Any]
     host: Callable[[Any], Any] = _same
-    #: The device the work ran on when it is not obvious (torch, crossover).
-    chosen: str | None = None
+    #: The device the work ran on when it is not obvious (torch, crossover);
+    #: a callable is asked after the timed runs (crossover's planner learns
+    #: as it runs: asked before the first run, it named the CPU for a
+    #: reduction the timed runs did on an H200, 2026-11-26).
+    chosen: str | Callable[[], str | None] | None = None
 
 
 Setup = Callable[[dict, str], Case]
@@ -253,15 +256,18 @@ def _xo():
 def _xo_case(build: Callable[[], Any], force: Callable[[Any], Any], host: Callable = _same) -> Case:
     """A crossover case: ``build`` records the lazy graph, ``force`` computes
     it and reads it on the host (both timed). The planner's device choice is
-    read from ``explain`` without running."""
+    read from ``explain`` without running, after the timed runs."""
     xo = _xo()
+    return Case(lambda: force(build()), host, lambda: _devices(lambda: xo.explain(build(), run=False)))
+
+
+def _devices(explain: Callable[[], Any]) -> str | None:
+    """The devices an explanation's kernels are placed on (``cpu+gpu``)."""
     try:
-        kernels = xo.explain(build(), run=False).kernels
-        devices = sorted({k["device"] for k in kernels if k.get("device")})
-        chosen = "+".join(devices) or None
+        devices = sorted({k["device"] for k in explain().kernels if k.get("device")})
+        return "+".join(devices) or None
     except Exception:  # explain is a report, never a reason to skip a case
-        chosen = None
-    return Case(lambda: force(build()), host, chosen)
+        return None
 
 
 def _numpy_of(y: Any) -> np.ndarray:
@@ -349,12 +355,7 @@ def _xo_conditional_loop(inp: dict, _: str) -> Case:
     xo = _xo()
     f = xo.jit(conditional_accumulate_loop)
     x = inp["x"]
-    try:
-        devices = sorted({k["device"] for k in xo.explain(f, x, 0.5, run=False).kernels if k.get("device")})
-        chosen = "+".join(devices) or None
-    except Exception:  # explain is a report, never a reason to skip a case
-        chosen = None
-    return Case(lambda: f(x, 0.5), float, chosen)
+    return Case(lambda: f(x, 0.5), float, lambda: _devices(lambda: xo.explain(f, x, 0.5, run=False)))
 
 
 def _xo_image(inp: dict, _: str) -> Case:
