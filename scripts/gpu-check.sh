@@ -46,6 +46,16 @@ run() {
     CROSSOVER_PYTHON_PATH="$(python3 -c 'import site; print(":".join(site.getsitepackages()))' 2>/dev/null)"
     export CROSSOVER_PYTHON_PATH
   fi
+  # NVIDIA's OpenCL as the tests' OpenCL device when the driver ships it
+  # and the ICD loader does not list it (the H200 machine listed only pocl,
+  # whose FFT tests alone outlast a step on one thread).
+  local nv
+  nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -n 1)
+  if [ -n "$nv" ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
+    mkdir -p "$out/icd"
+    echo "$nv" >"$out/icd/nvidia.icd"
+    export OCL_ICD_VENDORS="$out/icd"
+  fi
   local status=0
   # step NAME SECONDS COMMAND...: runs COMMAND with a time limit (a hang
   # must not eat the time of the steps after it), its output in NAME.log.
@@ -72,7 +82,7 @@ run() {
   cat "$out/machine.txt"
   CROSSOVER_LOG=debug step info "${GPU_CHECK_INFO_S:-30}" "$BIN/crossover" info
   # Every test body on every engine, the CUDA device included.
-  step tests "${GPU_CHECK_TESTS_S:-300}" "$BIN/engine-tests" --test-threads 1
+  step tests "${GPU_CHECK_TESTS_S:-300}" "$BIN/engine-tests" --test-threads "${GPU_CHECK_TEST_THREADS:-4}"
   step calibrate "${GPU_CHECK_CALIBRATE_S:-90}" "$BIN/crossover" calibrate --quick
   step advise "${GPU_CHECK_ADVISE_S:-30}" "$BIN/crossover" advise --no-measure
   # Sizes that cross from the CPU to the GPU (N means N x N elements).
