@@ -16,8 +16,8 @@ DLPack tensor, whose deleter runs when crossover lets go) is kept alive
 while crossover uses it.
 
 What has run where: the host paths (and the DLPack capsule layout, read
-by NumPy) are tested in CI; the CUDA paths have not run on a GPU yet
-(docs/gpu.md).
+by NumPy) are tested in CI; the CUDA paths ran with CuPy 14.2 and PyTorch
+2.11 on an NVIDIA H200 on 2026-11-26 (docs/gpu.md).
 """
 
 from __future__ import annotations

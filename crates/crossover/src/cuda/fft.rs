@@ -4,7 +4,8 @@
 //! most [`PLANS`] of them, on crossover's stream. Without cuFFT the core
 //! runs its own radix-2 passes (Bluestein's algorithm for other lengths).
 //!
-//! What has run where: compiled here; not yet run on a GPU (docs/gpu.md).
+//! What has run where: its tests passed on an NVIDIA H200 on 2026-11-26
+//! (docs/gpu.md).
 
 use super::{handle, CudaApi, CudaMem, CudaTiming};
 use crate::dtype::DType;

@@ -11,8 +11,8 @@
 //! context, so every call checks the process id and fails with the reason.
 //!
 //! What has run where: the NVRTC path compiles every generated kernel in
-//! CI (no GPU needed); the driver calls have not run on a GPU yet (see
-//! docs/gpu.md).
+//! CI (no GPU needed); the driver calls ran on an NVIDIA H200 on
+//! 2026-11-26 (docs/gpu.md).
 
 mod blas;
 mod fft;

@@ -8,8 +8,8 @@
 //! fill or drain one while the copy engine moves the other. Small copies go
 //! straight from pageable memory: staging would only add a memcpy.
 //!
-//! What has run where: compiled and type-checked here; no GPU has run it
-//! (docs/gpu.md).
+//! What has run where: an NVIDIA H200 on 2026-11-26 (11.1 GB/s device to
+//! host; the upload was not measured, docs/gpu.md).
 
 use cudarc::driver::result;
 use cudarc::driver::result::DriverError;

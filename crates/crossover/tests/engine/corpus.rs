@@ -136,7 +136,11 @@ fn concurrent_nvrtc_compiles_each_get_their_own_ptxas_report() {
         let out = out.unwrap_or_else(|e| panic!("{entry}: {e}"));
         let regs = out.registers();
         assert_eq!(regs.len(), 1, "{entry}: ptxas report:\n{}", out.log);
-        assert_eq!(regs[0].0, entry, "{entry}: another compile's report:\n{}", out.log);
+        assert_eq!(
+            regs[0].0, entry,
+            "{entry}: another compile's report:\n{}",
+            out.log
+        );
     }
 }
 
