@@ -4,6 +4,9 @@
 #   scripts/gpu-check.sh build        # here (Rust installed): release CLI,
 #                                     # the Python extension and the test
 #                                     # executables into gpu-check/bin
+#   scripts/gpu-check.sh pack         # here: gpu-check/bin as xz archives
+#                                     # (gpu-check/xz) for a copy with a
+#                                     # size limit; `run` unpacks them
 #   scripts/gpu-check.sh run [OUT]    # there (no Rust needed): every GPU
 #                                     # test with skips as failures, info,
 #                                     # calibrate, bench --device all and
@@ -33,7 +36,35 @@ for l in sys.stdin:
   set +e
 }
 
+# pack: the binaries as xz archives into gpu-check/xz (about 26 MB, where
+# the binaries with line tables are 70-100 MB each), for copying to a GPU
+# machine with a size limit; `run` unpacks them (Python's lzma, no xz tool
+# needed) when gpu-check/bin lacks them.
+pack() {
+  set -e
+  mkdir -p gpu-check/xz
+  for f in crossover engine-tests _crossover.abi3.so; do
+    xz -T0 -6 -c "$BIN/$f" >"gpu-check/xz/$f.xz"
+  done
+  ls -la gpu-check/xz
+  set +e
+}
+
+unpack() {
+  [ -x "$BIN/engine-tests" ] && return 0
+  [ -d gpu-check/xz ] || return 0
+  mkdir -p "$BIN"
+  python3 - "$BIN" <<'PY'
+import lzma, os, shutil, sys
+for n in ("engine-tests", "crossover", "_crossover.abi3.so"):
+    with lzma.open(f"gpu-check/xz/{n}.xz") as f, open(os.path.join(sys.argv[1], n), "wb") as g:
+        shutil.copyfileobj(f, g)
+    os.chmod(os.path.join(sys.argv[1], n), 0o755)
+PY
+}
+
 run() {
+  unpack
   local out="${1:-gpu-check/out}"
   mkdir -p "$out"
   local started
@@ -54,7 +85,8 @@ run() {
   if [ -n "$nv" ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
     mkdir -p "$out/icd"
     echo "$nv" >"$out/icd/nvidia.icd"
-    export OCL_ICD_VENDORS="$out/icd"
+    OCL_ICD_VENDORS="$(cd "$out/icd" && pwd)"
+    export OCL_ICD_VENDORS
   fi
   local status=0
   # step NAME SECONDS COMMAND...: runs COMMAND with a time limit (a hang
@@ -102,6 +134,7 @@ run() {
 
 case "${1:-}" in
   build) build ;;
+  pack) pack ;;
   run) shift; run "$@" ;;
   "")
     build
@@ -112,5 +145,5 @@ case "${1:-}" in
       echo "  scripts/gpu-check.sh run gpu-check/out"
     fi
     ;;
-  *) echo "usage: $0 [build | run [OUT]]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build | pack | run [OUT]]" >&2; exit 2 ;;
 esac

@@ -109,8 +109,9 @@ impl Class {
     pub fn caveat(self) -> Option<&'static str> {
         match self {
             Class::SparseMatmul => Some(
-                "sparse_matmul runs eagerly on the CPU in this engine (never planned, no GPU \
-                 path); both sides are roofline figures, optimistic for a latency-bound kernel",
+                "sparse_matmul: both sides are roofline figures, optimistic for a \
+                 latency-bound kernel (an H200 ran a 4096 product 12x slower than 16 CPU \
+                 cores, 2026-11-26; the calibrated curves kept it on the CPU there)",
             ),
             Class::MonteCarloPi => Some(
                 "monte_carlo_pi is costed at float64 rates: the engine's mean of a comparison \
