@@ -89,17 +89,23 @@ pub(super) fn dets_from_lu(
             })
             .collect()
     }
+    // float32 and complex64 pivots multiply in double, rounded once, as on
+    // the CPU (`linalg::Field::widen`) and in NumPy: a product past
+    // float32's range is +-inf, not the NaN parts of complex64 arithmetic.
     match dtype {
-        DType::F32 => each(&f32s(diag), pivots, nb, n, 1.0, |v| {
-            v.to_ne_bytes().to_vec()
-        }),
+        DType::F32 => {
+            let d: Vec<f64> = f32s(diag).into_iter().map(f64::from).collect();
+            each(&d, pivots, nb, n, 1.0, |v| {
+                (v as f32).to_ne_bytes().to_vec()
+            })
+        }
         DType::C64 => {
-            let d: Vec<Complex<f32>> = f32s(diag)
+            let d: Vec<Complex<f64>> = f32s(diag)
                 .chunks_exact(2)
-                .map(|p| Complex::new(p[0], p[1]))
+                .map(|p| Complex::new(f64::from(p[0]), f64::from(p[1])))
                 .collect();
             each(&d, pivots, nb, n, Complex::new(1.0, 0.0), |v| {
-                [v.re.to_ne_bytes(), v.im.to_ne_bytes()].concat()
+                [(v.re as f32).to_ne_bytes(), (v.im as f32).to_ne_bytes()].concat()
             })
         }
         DType::C128 => {

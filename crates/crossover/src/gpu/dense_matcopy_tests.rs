@@ -193,4 +193,17 @@ fn complex_determinants_multiply_the_diagonal_and_follow_the_swaps() {
         dets_from_lu(DType::F32, &r, &[2, 2], 1, 2),
         encode(&[(8.0, 0.0)], DType::F32)
     );
+    // Past float32's range: +-inf parts as NumPy's (which multiplies in
+    // double), not complex64 arithmetic's NaN; 1e30 * 1e30 rounds once.
+    let big = encode(&[(1e30, 1e29), (1e30, 0.0), (1e30, 0.0)], DType::C64);
+    assert_eq!(
+        dets_from_lu(DType::C64, &big, &[1, 2, 3], 1, 3),
+        encode(&[(f64::INFINITY, f64::INFINITY)], DType::C64)
+    );
+    let (x, y) = (3e-30f32, 1e30f32);
+    let small = encode(&[(x as f64, 0.0), (y as f64, 0.0)], DType::F32);
+    assert_eq!(
+        dets_from_lu(DType::F32, &small, &[1, 2], 1, 2),
+        encode(&[((x as f64 * y as f64) as f32 as f64, 0.0)], DType::F32)
+    );
 }

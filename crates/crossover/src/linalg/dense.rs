@@ -273,21 +273,25 @@ impl Dense {
                 );
                 let lu_ref = lu_mat.as_ref();
                 if self.kind == Kind::Det {
-                    let mut d: T = faer::traits::math_utils::one();
+                    // The pivots' product in double, rounded once: a
+                    // determinant past float32's range is then +-inf as
+                    // NumPy's (a complex64 product overflowing in complex64
+                    // arithmetic gives NaN parts instead).
+                    let mut d = num_complex::Complex64::new(1.0, 0.0);
                     for i in 0..n {
                         let u = lu_ref[(i, i)];
                         if u == T::zero_() {
                             // Singular: exactly 0 like NumPy (the pivots
                             // after a zero one are 0/0 = NaN).
-                            d = T::zero_();
+                            d = num_complex::Complex64::new(0.0, 0.0);
                             break;
                         }
-                        d *= u;
+                        d *= u.widen();
                     }
                     if info.transposition_count % 2 == 1 {
                         d = -d;
                     }
-                    full[0][0] = d;
+                    full[0][0] = T::narrow(d);
                     return Ok(());
                 }
                 if let Some(i) = (0..n).find(|&i| lu_ref[(i, i)] == T::zero_()) {

@@ -58,6 +58,11 @@ pub(crate) trait Field: ComplexField + Storage + Copy {
     fn finite(self) -> bool;
     /// Zero.
     fn zero_() -> Self;
+    /// As a complex128 (a determinant's product is accumulated there, as
+    /// NumPy computes float32 and complex64 determinants in double).
+    fn widen(self) -> Complex64;
+    /// Back from a complex128 (the real part for real types).
+    fn narrow(c: Complex64) -> Self;
 }
 
 macro_rules! real_field {
@@ -71,6 +76,14 @@ macro_rules! real_field {
             #[inline(always)]
             fn zero_() -> Self {
                 0.0
+            }
+            #[inline(always)]
+            fn widen(self) -> Complex64 {
+                Complex64::new(self as f64, 0.0)
+            }
+            #[inline(always)]
+            fn narrow(c: Complex64) -> Self {
+                c.re as $t
             }
         }
     };
@@ -89,6 +102,14 @@ macro_rules! complex_field {
             #[inline(always)]
             fn zero_() -> Self {
                 <$t>::new(0.0, 0.0)
+            }
+            #[inline(always)]
+            fn widen(self) -> Complex64 {
+                Complex64::new(self.re as f64, self.im as f64)
+            }
+            #[inline(always)]
+            fn narrow(c: Complex64) -> Self {
+                <$t>::new(c.re as _, c.im as _)
             }
         }
     };

@@ -81,7 +81,8 @@ fn run_on(engine: &TestEngine, f: &dyn Fn() -> Vec<Array>) -> Result<Vec<Vec<C>>
 /// `|g - w| <= tol * scale` elementwise, `scale` the largest finite `|w|`
 /// (at least 1). Where the CPU overflowed (a complex64 determinant of
 /// 33 x 33 matrices with diagonal 33 is about 33^33, past float32's
-/// range: NaN on both devices, H200 2026-11-26), the GPU must overflow too.
+/// range: NaN on both devices on an H200, 2026-11-26; +-inf parts as
+/// NumPy's since), the GPU must overflow too.
 #[track_caller]
 fn close(g: &[C], w: &[C], tol: f64, what: &str) {
     assert_eq!(g.len(), w.len(), "{what}: length");

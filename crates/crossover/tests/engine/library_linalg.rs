@@ -443,6 +443,45 @@ fn det_matches_reference() {
     });
 }
 
+/// A determinant past float32's range is +-inf as NumPy's (which works in
+/// double and rounds once), complex64 included: its own arithmetic would
+/// give NaN parts (seen on the CPU and on an H200, 2026-11-26).
+#[test]
+fn float32_and_complex64_determinants_past_the_range_are_infinite_as_numpy() {
+    on_every_engine_lenient(|_e| {
+        let n = 33;
+        // 33 I with the first entry negative: -(33^33), about -1.3e50.
+        let mut v = vec![0.0f64; n * n];
+        for i in 0..n {
+            v[i * n + i] = if i == 0 { -33.0 } else { 33.0 };
+        }
+        let a = Array::from_vec(v, &[n, n]).unwrap();
+        let f = linalg::det(&a.cast(DType::F32).unwrap()).unwrap();
+        assert_eq!(f.to_vec_f64().unwrap(), vec![f64::NEG_INFINITY]);
+        // (1 + i) 33 I: (33 (1 + i))^33 = 33^33 2^16.5 e^(i 33 pi/4), whose
+        // parts are +-inf in complex64 with the signs of cos and sin.
+        let mut cv = vec![Complex64::new(0.0, 0.0); n * n];
+        for i in 0..n {
+            cv[i * n + i] = Complex64::new(33.0, 33.0);
+        }
+        let c = Array::from_vec(cv, &[n, n])
+            .unwrap()
+            .cast(DType::C64)
+            .unwrap();
+        let z = linalg::det(&c).unwrap().cast(DType::C128).unwrap();
+        let z = z.to_vec::<Complex64>().unwrap();
+        let angle = 33.0 * std::f64::consts::FRAC_PI_4;
+        assert_eq!(z.len(), 1);
+        assert_eq!(z[0].re, f64::INFINITY.copysign(angle.cos()), "{}", z[0]);
+        assert_eq!(z[0].im, f64::INFINITY.copysign(angle.sin()), "{}", z[0]);
+        // In range, complex128 is unchanged: the exact 33^33 2^16.5 phase.
+        let w = linalg::det(&c.cast(DType::C128).unwrap()).unwrap();
+        let w = w.to_vec::<Complex64>().unwrap()[0];
+        let want = Complex64::from_polar(33f64.powi(33) * 2f64.powf(16.5), angle);
+        assert!((w - want).norm() <= 1e-12 * want.norm(), "{w} vs {want}");
+    });
+}
+
 #[test]
 fn cholesky_reconstructs() {
     on_every_engine_lenient(|_e| {
