@@ -158,12 +158,15 @@ pub(crate) fn par() -> Par {
 }
 
 /// Dense routines (solve, svd, ...) of fewer flops than this run on the
-/// calling thread ([`run_library`]).
+/// calling thread ([`run_library`]); `CROSSOVER_LIB_SEQ_FLOPS`, read once.
 pub(crate) fn parallel_min_flops() -> f64 {
-    std::env::var("CROSSOVER_LIB_SEQ_FLOPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2e5)
+    static MIN: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *MIN.get_or_init(|| {
+        std::env::var("CROSSOVER_LIB_SEQ_FLOPS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2e5)
+    })
 }
 
 /// Runs a faer (or other library) call, turning a panic into
