@@ -13,6 +13,7 @@ round trips through CuPy and PyTorch keep the values and the pointer.
 
 import gc
 import os
+import time
 
 import numpy as np
 import pytest
@@ -173,11 +174,34 @@ def test_cupy_round_trip_shares_device_memory():
     # runs on the CPU (the GPU compiles it in the background for the next)
     # and the result lives on the host (seen 2026-11-26); this test is the
     # exchange.
-    xo.set_device("gpu-prefer")
-    y = xo.sin(x) * 2.0
-    b = cp.asarray(y)
+    with xo.device("gpu-prefer"):
+        y = xo.sin(x) * 2.0
+        b = cp.asarray(y)
     assert b.data.ptr == y.__cuda_array_interface__["data"][0], "CuPy reads ours"
     np.testing.assert_allclose(cp.asnumpy(b), np.sin(cp.asnumpy(a)) * 2.0, rtol=2e-6, atol=2e-6)
+
+
+def test_small_kernel_on_cupy_data_moves_to_the_gpu_once_compiled():
+    # Under auto, a small kernel's first call on GPU-resident data may run
+    # on the CPU while the GPU compiles it in the background (the compile
+    # would cost more than the work); a later call must find it compiled
+    # and stay on the GPU beside its inputs.
+    cp = need_cuda("cupy")
+    a = cp.random.default_rng(6).standard_normal((200, 300), dtype=cp.float32)
+    x = xo.asarray(a)
+    seen = []
+    deadline = time.monotonic() + 20.0
+    with xo.device("auto"):
+        while time.monotonic() < deadline:
+            y = xo.cos(x) * 3.0 + 0.5
+            seen.append(y.device)
+            if y.device == "gpu":
+                break
+            time.sleep(0.05)
+    assert seen[-1] == "gpu", f"calls placed on {seen}"
+    np.testing.assert_allclose(
+        cp.asnumpy(cp.asarray(y)), np.cos(cp.asnumpy(a)) * 3.0 + 0.5, rtol=2e-6, atol=2e-6
+    )
 
 
 def test_torch_round_trip_shares_device_memory():

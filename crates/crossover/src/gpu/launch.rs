@@ -111,9 +111,9 @@ impl Launch {
             .collect();
         let offsets: Vec<usize> = layouts.iter().map(|l| l.offset).collect();
         let limit = i32::MAX as i128;
-        // Index loops step by the grid size: leave room so `i += stride`
-        // cannot overflow 32 bits.
-        let slack = (max_groups.max(1) * GROUP) as i128 * 2;
+        // Index loops step by the grid size, and unrolled reductions look a
+        // few group sizes ahead: leave room so neither overflows 32 bits.
+        let slack = (max_groups.max(1) * GROUP) as i128 * 2 + 8 * GROUP as i128;
         let wide = points as i128 + slack > limit
             || layouts
                 .iter()

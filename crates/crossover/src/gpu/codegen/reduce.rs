@@ -197,6 +197,71 @@ fn finalize(ops: &[ReduceOp], outputs: &[DType], st: &str, k: &str, ind: &str) -
     s
 }
 
+/// Points each work-item reads per step of an unrolled reduction loop.
+const UNROLL: usize = 4;
+
+/// The main loop of a reduction, [`UNROLL`] points per trip: every point's
+/// value is computed (its loads issued) before any is merged, so each
+/// work-item keeps several loads in flight. With one load per trip the
+/// H200 reached a third of its bandwidth on a sum (each trip waited on its
+/// load); the states of the points merge in a fixed tree (the same bits
+/// on every run), then into the accumulator (one division per trip for
+/// the moments instead of one per point). `at(u)` is the reduced index of
+/// the trip's point `u`, `pt(r)` its point for reduced index `r`; the loop
+/// runs while the trip's last point is below `end`, with `last` the offset
+/// of that point (`UNROLL - 1` when points are adjacent) and `advance` the
+/// step statement. The caller's tail loop finishes the segment.
+#[allow(clippy::too_many_arguments)]
+fn unrolled(
+    program: &Program,
+    v: &Variant,
+    id: &str,
+    t: &str,
+    end: &str,
+    advance: &str,
+    last: &str,
+    at: &dyn Fn(usize) -> String,
+    pt: &dyn Fn(&str) -> String,
+    ind: &str,
+    body: &mut String,
+) {
+    let ix = v.index_type();
+    let out_reg = program.outputs[0];
+    let last = if last.is_empty() {
+        format!("{}", UNROLL - 1)
+    } else {
+        last.replace("UNROLL", &UNROLL.to_string())
+    };
+    let advance = advance.replace("UNROLL", &UNROLL.to_string());
+    let _ = writeln!(body, "{ind}for (; r + {last} < {end}; {advance}) {{");
+    for u in 0..UNROLL {
+        let _ = writeln!(
+            body,
+            "{ind}  {t} x{u};\n{ind}  {{\n{ind}    const {ix} pt = {};",
+            pt(&at(u))
+        );
+        point(program, v, "pt", &format!("{ind}    "), body);
+        let _ = writeln!(body, "{ind}    x{u} = r{out_reg};\n{ind}  }}");
+    }
+    // A balanced tree over the trip's points.
+    let mut level: Vec<String> = (0..UNROLL)
+        .map(|u| format!("{id}_unit(x{u}, (i64){})", at(u)))
+        .collect();
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|c| {
+                if c.len() == 2 {
+                    format!("{id}_merge({}, {})", c[0], c[1])
+                } else {
+                    c[0].clone()
+                }
+            })
+            .collect();
+    }
+    let _ = writeln!(body, "{ind}  acc = {id}_merge(acc, {});\n{ind}}}", level[0]);
+}
+
 /// Appends the reduction kernels to `body`; returns the entry names (the
 /// stage that reads the points, then the merge of segments).
 pub(super) fn render(
@@ -257,7 +322,25 @@ pub(super) fn render(
             // Work-item w: column k = w % kept, row segment s = w / kept.
             let _ = writeln!(
                 body,
-                "  const {ix} total = kept * segs;\n  for ({ix} w = ({ix})GLOBAL_ID; w < total; w += ({ix})GLOBAL_SIZE) {{\n    const {ix} k = w % kept, s = w / kept;\n    const {ix} r0 = s * chunk;\n    const {ix} r1 = (r0 + chunk < red) ? r0 + chunk : red;\n    {st} acc = {id}_empty();\n    for ({ix} r = r0; r < r1; ++r) {{\n      const {ix} pt = r * kept + k;"
+                "  const {ix} total = kept * segs;\n  for ({ix} w = ({ix})GLOBAL_ID; w < total; w += ({ix})GLOBAL_SIZE) {{\n    const {ix} k = w % kept, s = w / kept;\n    const {ix} r0 = s * chunk;\n    const {ix} r1 = (r0 + chunk < red) ? r0 + chunk : red;\n    {st} acc = {id}_empty();\n    {ix} r = r0;"
+            );
+            let at = |u: usize| format!("(r + {u})");
+            unrolled(
+                program,
+                v,
+                id,
+                t,
+                "r1",
+                "r += UNROLL",
+                "",
+                &at,
+                &|r| format!("{r} * kept + k"),
+                "    ",
+                body,
+            );
+            let _ = writeln!(
+                body,
+                "    for (; r < r1; ++r) {{\n      const {ix} pt = r * kept + k;"
             );
             point(program, v, "pt", "      ", body);
             let _ = writeln!(
@@ -272,7 +355,25 @@ pub(super) fn render(
             // work-items stride through the segment, then a tree.
             let _ = writeln!(
                 body,
-                "  LOCAL_ARRAY({st}, tree, {GROUP});\n  const {ix} g = ({ix})GROUP_ID;\n  const {ix} k = g / segs, s = g - (g / segs) * segs;\n  const {ix} r0 = s * chunk;\n  const {ix} r1 = (r0 + chunk < red) ? r0 + chunk : red;\n  {st} acc = {id}_empty();\n  for ({ix} r = r0 + ({ix})LOCAL_ID; r < r1; r += ({ix})LOCAL_SIZE) {{\n    const {ix} pt = k * red + r;"
+                "  LOCAL_ARRAY({st}, tree, {GROUP});\n  const {ix} g = ({ix})GROUP_ID;\n  const {ix} k = g / segs, s = g - (g / segs) * segs;\n  const {ix} r0 = s * chunk;\n  const {ix} r1 = (r0 + chunk < red) ? r0 + chunk : red;\n  {st} acc = {id}_empty();\n  const {ix} step = ({ix})LOCAL_SIZE;\n  {ix} r = r0 + ({ix})LOCAL_ID;"
+            );
+            let at = |u: usize| format!("(r + {u} * step)");
+            unrolled(
+                program,
+                v,
+                id,
+                t,
+                "r1",
+                "r += UNROLL * step",
+                "(UNROLL - 1) * step",
+                &at,
+                &|r| format!("k * red + {r}"),
+                "  ",
+                body,
+            );
+            let _ = writeln!(
+                body,
+                "  for (; r < r1; r += step) {{\n    const {ix} pt = k * red + r;"
             );
             point(program, v, "pt", "    ", body);
             let _ = writeln!(
