@@ -12,6 +12,9 @@
 #                                     # calibrate, bench --device all and
 #                                     # the Python comparison beside CuPy
 #                                     # and PyTorch; logs and JSON in OUT
+#   scripts/gpu-check.sh large [OUT]  # there, after run: bench at 1e8
+#                                     # elements beside a device copy,
+#                                     # CuPy's fused kernel and PyTorch
 #
 # With no argument it builds, then runs when `nvidia-smi` sees a GPU, and
 # otherwise prints the command to run there. docs/gpu.md records results.
@@ -132,8 +135,31 @@ run() {
   return $status
 }
 
+# large [OUT]: there, after `run`: bench at 2048 and 10000 (1e8 elements:
+# the bandwidth-bound sizes) and the peers' device figures beside it
+# (scripts/gpu_peers.py: a device copy, CuPy's fused kernel, PyTorch).
+large() {
+  unpack
+  local out="${1:-gpu-check/out}"
+  mkdir -p "$out"
+  export CROSSOVER_REQUIRE_GPU=1 CROSSOVER_GPU=cuda CROSSOVER_PROFILE="$out/profile.json"
+  export CROSSOVER_KERNEL_CACHE="$out/kernels"
+  if [ -z "${CROSSOVER_PYTHON_PATH:-}" ]; then
+    CROSSOVER_PYTHON_PATH="$(python3 -c 'import site; print(":".join(site.getsitepackages()))' 2>/dev/null)"
+    export CROSSOVER_PYTHON_PATH
+  fi
+  timeout -k 5 "${GPU_CHECK_LARGE_S:-150}" "$BIN/crossover" bench --device all --quick \
+    --sizes 2048,10000 --out "$out/bench-large" elementwise reduction matmul >"$out/bench-large.log" 2>&1
+  echo "bench-large rc=$?"
+  tail -n 12 "$out/bench-large.log"
+  timeout -k 5 "${GPU_CHECK_PEERS_S:-90}" python3 scripts/gpu_peers.py >"$out/peers.log" 2>&1
+  echo "peers rc=$?"
+  cat "$out/peers.log"
+}
+
 case "${1:-}" in
   build) build ;;
+  large) shift; large "$@" ;;
   pack) pack ;;
   run) shift; run "$@" ;;
   "")
@@ -145,5 +171,5 @@ case "${1:-}" in
       echo "  scripts/gpu-check.sh run gpu-check/out"
     fi
     ;;
-  *) echo "usage: $0 [build | pack | run [OUT]]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build | pack | run [OUT] | large [OUT]]" >&2; exit 2 ;;
 esac
