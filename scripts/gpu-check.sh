@@ -136,8 +136,10 @@ run() {
 }
 
 # large [OUT]: there, after `run`: bench at 2048 and 10000 (1e8 elements:
-# the bandwidth-bound sizes) and the peers' device figures beside it
-# (scripts/gpu_peers.py: a device copy, CuPy's fused kernel, PyTorch).
+# the bandwidth-bound sizes), the peers' device figures beside it
+# (scripts/gpu_peers.py: a device copy, CuPy's fused kernel, PyTorch) and
+# the small-kernel latencies (scripts/gpu_latency.py: call to result, a
+# compile, a disk-cache hit).
 large() {
   unpack
   local out="${1:-gpu-check/out}"
@@ -155,6 +157,11 @@ large() {
   timeout -k 5 "${GPU_CHECK_PEERS_S:-90}" python3 scripts/gpu_peers.py >"$out/peers.log" 2>&1
   echo "peers rc=$?"
   cat "$out/peers.log"
+  cp "$BIN/_crossover.abi3.so" crates/crossover-py/python/crossover/ 2>/dev/null
+  PYTHONPATH="$PWD/crates/crossover-py/python" timeout -k 5 "${GPU_CHECK_LATENCY_S:-60}" \
+    python3 scripts/gpu_latency.py >"$out/latency.log" 2>&1
+  echo "latency rc=$?"
+  cat "$out/latency.log"
 }
 
 case "${1:-}" in

@@ -193,7 +193,9 @@ def test_small_kernel_on_cupy_data_moves_to_the_gpu_once_compiled():
     deadline = time.monotonic() + 20.0
     with xo.device("auto"):
         while time.monotonic() < deadline:
-            y = xo.cos(x) * 3.0 + 0.5
+            # `.device` of a pending array says where a value is, not where
+            # it would be computed: evaluate first.
+            y = (xo.cos(x) * 3.0 + 0.5).eval()
             seen.append(y.device)
             if y.device == "gpu":
                 break

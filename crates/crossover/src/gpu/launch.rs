@@ -15,6 +15,11 @@ const ROW_PER_THREAD_MAX: usize = 256;
 const SEGMENT_POINTS: usize = 16 * GROUP;
 /// Most segments per output.
 const MAX_SEGMENTS: usize = 1024;
+/// Segments per output above which they merge with a work-group per
+/// output (one work-item walking them in order waits on each load).
+const GROUP_MERGE_MIN_SEGMENTS: usize = 16;
+/// Most outputs merged with a work-group each.
+const GROUP_MERGE_MAX_OUTPUTS: usize = 4096;
 /// Rows per work-item in a column reduction (about).
 const COLUMN_ROWS: usize = 64;
 /// Most work-items of a column reduction.
@@ -125,7 +130,7 @@ impl Launch {
                 Kind::Elementwise {
                     outputs: outputs.to_vec(),
                 },
-                vec![if points == 0 { 0 } else { grid(points) }, 0],
+                vec![if points == 0 { 0 } else { grid(points) }, 0, 0],
                 0,
                 0,
                 1,
@@ -153,14 +158,20 @@ impl Launch {
                     Strategy::ColumnPerThread => grid(k * segs),
                     Strategy::GroupPerSegment => k * segs,
                 };
-                let merge = if segs > 1 { grid(k) } else { 0 };
+                // Segments merge with a work-item per output, or, for few
+                // outputs of many segments, a work-group per output.
+                let (merge, merge_group) = match segs {
+                    0 | 1 => (0, 0),
+                    s if s > GROUP_MERGE_MIN_SEGMENTS && k <= GROUP_MERGE_MAX_OUTPUTS => (0, k),
+                    _ => (grid(k), 0),
+                };
                 (
                     Kind::Reduce {
                         ops: plan.ops.clone(),
                         outputs: outputs.to_vec(),
                         strategy,
                     },
-                    vec![if k == 0 { 0 } else { first }, merge],
+                    vec![if k == 0 { 0 } else { first }, merge, merge_group],
                     k,
                     r,
                     segs,
@@ -168,7 +179,7 @@ impl Launch {
                 )
             }
         };
-        let partial_states = if groups[1] > 0 {
+        let partial_states = if groups[1] > 0 || groups[2] > 0 {
             kept * segments * super::codegen::reduce_state_bytes()
         } else {
             0

@@ -475,10 +475,20 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
             .spawn(move || {
                 let v = launch.variant;
                 // A failure here shows again (as an error) when the kernel
-                // is first run on the device.
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    sh.cache.get(&sh.api, sh.features, &v, &program)
+                // is first run on the device; CROSSOVER_LOG=debug says it
+                // now.
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    sh.cache.get(&sh.api, sh.features, &v, &program).map(|_| ())
                 }));
+                if std::env::var("CROSSOVER_LOG").is_ok_and(|l| l == "debug") {
+                    match r {
+                        Ok(Err(e)) => {
+                            eprintln!("crossover: {}: background compile failed: {e}", sh.label)
+                        }
+                        Err(_) => eprintln!("crossover: {}: background compile panicked", sh.label),
+                        Ok(Ok(())) => {}
+                    }
+                }
                 sh.compiling
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
@@ -545,7 +555,8 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
                     continue;
                 }
                 let mut args: Vec<Arg<'_, A::Mem>> = vec![Arg::Bytes(&params)];
-                let merge = reduce.is_some() && i == 1;
+                // Both merge entries (1 and 2) read the partial states only.
+                let merge = reduce.is_some() && i >= 1;
                 if !merge {
                     args.extend(input_mems.iter().map(|m| Arg::Mem(*m)));
                 }

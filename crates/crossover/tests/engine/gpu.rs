@@ -791,3 +791,66 @@ fn calibration_measures_the_opencl_device() {
         "{lines:#?}"
     );
 }
+
+/// Under auto, a kernel placed on the CPU only because the GPU would first
+/// have to compile it is compiled there in the background, and a later
+/// evaluation of the same kernel runs on the GPU beside its inputs. (On an
+/// H100, 2026-11-27, a small kernel on CuPy data stayed on the CPU for 20 s
+/// of calls.)
+#[test]
+fn a_kernel_skipped_for_its_compile_runs_on_the_gpu_once_compiled() {
+    use crossover::{Engine, Policy, Profile};
+    let name = std::env::var("CROSSOVER_TEST_OPENCL").unwrap_or_default();
+    let Some(gpu) = crossover::gpu::discover::find_opencl(Some(&name))
+        .ok()
+        .and_then(|found| crossover::opencl::OpenClApi::open(found).ok())
+        .and_then(|api| crossover::gpu::GpuBackend::new(api, None, None).ok())
+    else {
+        assert!(!opencl_required(), "no OpenCL device");
+        return;
+    };
+    // The synthetic profile (fast GPU, slow link) with a compile cost, so
+    // the first call's compile outweighs the copy of the input back.
+    let mut profile = Profile::synthetic();
+    for d in &mut profile.devices {
+        if d.device == DeviceKind::Gpu {
+            d.compile_s = 0.1;
+        }
+    }
+    let engine = Engine::new(profile).with_gpu(gpu).with_policy(Policy::Auto);
+    let (a, x) = array(&[60_000], DType::F32, 9, -2.0, 2.0);
+    engine.to_device(&a, DeviceKind::Gpu).unwrap();
+    let make = || a.cos().unwrap().mul(3.0).unwrap().add(0.5).unwrap();
+    let y = make();
+    let first = engine.evaluate(std::slice::from_ref(&y), None).unwrap();
+    assert_eq!(
+        first.devices(),
+        vec![DeviceKind::Cpu],
+        "{}",
+        first.kernels[0].reason
+    );
+    assert!(
+        first.kernels[0].reason.contains("in the background"),
+        "{}",
+        first.kernels[0].reason
+    );
+    let want: Vec<f64> = x.iter().map(|v| v.cos() * 3.0 + 0.5).collect();
+    assert_close(&y.to_vec_f64().unwrap(), &want, 1e-5, 1e-5, "first call");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut seen = Vec::new();
+    loop {
+        let y = make();
+        let plan = engine.evaluate(std::slice::from_ref(&y), None).unwrap();
+        seen.push(plan.devices()[0]);
+        if plan.devices() == vec![DeviceKind::Gpu] {
+            assert_close(&y.to_vec_f64().unwrap(), &want, 1e-5, 1e-5, "on the GPU");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still on {seen:?} after 120 s: {}",
+            plan.kernels[0].reason
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
