@@ -110,8 +110,8 @@ impl Class {
         match self {
             Class::SparseMatmul => Some(
                 "sparse_matmul: both sides are roofline figures, optimistic for a \
-                 latency-bound kernel (an H200 ran a 4096 product 12x slower than 16 CPU \
-                 cores, 2026-11-26; the calibrated curves kept it on the CPU there)",
+                 latency-bound kernel (an H200 and an H100 ran a 4096 product 5-12x slower \
+                 than 16 CPU cores, 2026-11-26/27; measured curves place it)",
             ),
             Class::MonteCarloPi => Some(
                 "monte_carlo_pi is costed at float64 rates: the engine's mean of a comparison \

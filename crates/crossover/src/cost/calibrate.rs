@@ -111,9 +111,12 @@ pub(super) fn ready(shape: &[usize], dtype: DType, seed: u64) -> Result<Array> {
 }
 
 /// Sizes of the square sparse products calibration times (float64, about
-/// 16 entries per row: a few hundred thousand products at most, quick on
-/// the CPU and on pocl alike).
-pub(super) const SPGEMM_SIZES: &[usize] = &[1000, 4000];
+/// 16 entries per row; the largest has 4M entries in its product, a
+/// quarter of a second on 2 cores or pocl). Without the largest, an H100's
+/// curve fitted on fixed costs alone predicted 1.3 ms for a product of
+/// 5.6M entries that took 26.6 ms (16 cores: 4.9), and `auto` placed it
+/// on the GPU (2026-11-27).
+pub(super) const SPGEMM_SIZES: &[usize] = &[1000, 4000, 16000];
 
 /// A random `n x n` CSR operand of the sparse-product curve.
 pub(super) fn spgemm_operand(n: usize, seed: u64) -> Result<crate::sparse::Csr> {
