@@ -23,6 +23,7 @@ pub mod launch;
 mod library;
 pub mod memory;
 mod sparse;
+mod sparse_vendor;
 
 pub use api::{DeviceInfo, GpuApi};
 

@@ -16,6 +16,7 @@ mod gpu;
 mod gpu_fft;
 mod gpu_library;
 mod gpu_matmul_kinds;
+mod gpu_placement;
 mod hostile;
 mod library_complex;
 mod library_fft;

@@ -1,3 +1,5 @@
+# Run 2 on the H100 (2026-11-27). .devcarry/diag2.py was sections 2 and 3 of
+# ../run1/diag.py (forced-gpu eval of a 1,000-element kernel; sums by size).
 set -u
 mkdir -p /tmp/f gpu-check/bin
 python3 - <<'PY'
