@@ -14,6 +14,7 @@ pub use super::regs::Data;
 use super::regs::{read_val, val_of};
 pub(crate) use super::regs::{FromData, Val};
 use super::simd::simd_dispatch;
+use super::math_log::{self, LogBase};
 use super::{math, math32_hyp, math32_inverse, math64, math64_hyp, math64_inverse};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -597,15 +598,36 @@ macro_rules! each {
     };
 }
 
+/// A logarithm over the chunk: the AVX-512 kernel of [`math_log`] where
+/// the CPU has it, else `each!` of the portable function.
+macro_rules! log32 {
+    ($src:ident, $dst:ident, $base:expr, $f:path) => {
+        if !math_log::log_slice_f32($base, $src, $dst) {
+            each!($src, $dst, $f)
+        }
+    };
+}
+
+/// The float64 form of `log32!`.
+macro_rules! log64 {
+    ($src:ident, $dst:ident, $base:expr, $f:path) => {
+        if !math_log::log_slice_f64($base, $src, $dst) {
+            each!($src, $dst, $f)
+        }
+    };
+}
+
 impl UnaryFloat for f32 {
     #[inline(always)]
     fn unary_float(op: UnaryOp, x: Arg<'_, f32>, out: &mut [f32]) {
         float_unary!(f32, x, out, |s, d| match op {
             UnaryOp::Sqrt => each!(s, d, f32::sqrt),
             UnaryOp::Exp => each!(s, d, math::exp_f32),
-            UnaryOp::Log => each!(s, d, math::log_f32),
-            UnaryOp::Log2 => each!(s, d, math::log2_f32),
-            UnaryOp::Log10 => each!(s, d, math::log10_f32),
+            // AVX-512 where the CPU has it (math_log), else the portable
+            // functions.
+            UnaryOp::Log => log32!(s, d, LogBase::E, math::log_f32),
+            UnaryOp::Log2 => log32!(s, d, LogBase::Two, math::log2_f32),
+            UnaryOp::Log10 => log32!(s, d, LogBase::Ten, math::log10_f32),
             UnaryOp::Exp2 => each!(s, d, math::exp2_f32),
             UnaryOp::Tanh => each!(s, d, math::tanh_f32),
             UnaryOp::Sin => math::trig_slice!(f32, s, d, math::sin_f32, f64::sin),
@@ -635,10 +657,10 @@ impl UnaryFloat for f64 {
             UnaryOp::Sqrt => each!(s, d, f64::sqrt),
             // The vectorised functions of [`math64`] (within 1-2 ulp of libm).
             UnaryOp::Exp => each!(s, d, math64::exp_f64),
-            UnaryOp::Log => each!(s, d, math64::log_f64),
+            UnaryOp::Log => log64!(s, d, LogBase::E, math64::log_f64),
             UnaryOp::Exp2 => each!(s, d, math64::exp2_f64),
-            UnaryOp::Log2 => each!(s, d, math64::log2_f64),
-            UnaryOp::Log10 => each!(s, d, math64::log10_f64),
+            UnaryOp::Log2 => log64!(s, d, LogBase::Two, math64::log2_f64),
+            UnaryOp::Log10 => log64!(s, d, LogBase::Ten, math64::log10_f64),
             UnaryOp::Sin => math::trig_slice!(f64, s, d, math64::sin_f64, f64::sin),
             UnaryOp::Cos => math::trig_slice!(f64, s, d, math64::cos_f64, f64::cos),
             UnaryOp::Tan => math::trig_slice!(f64, s, d, math64::tan_f64, f64::tan),

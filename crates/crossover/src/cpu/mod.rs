@@ -18,6 +18,7 @@ pub mod math64;
 pub mod math64_hyp;
 pub mod math64_inverse;
 pub mod math64_pow;
+pub mod math_log;
 pub mod num;
 pub mod reduce;
 mod regs;
