@@ -7,8 +7,9 @@
 //! general evaluation cost about ten times the loop. When only the CPU can
 //! run anything ([`crate::engine::Engine`] checks that), an evaluation of
 //! one such array comes here first; anything else (a pending input, a view
-//! that needs a gather, work big enough for several threads) declines and
-//! takes the general path. The loops are the fused kernels' own
+//! that needs a gather, a reduction big enough for several threads)
+//! declines and takes the general path. Elementwise work for several
+//! threads is split into the fused path's tasks, each one loop. The loops are the fused kernels' own
 //! ([`crate::cpu::direct`]), so results are the same bits.
 
 use crate::array::{Array, Value};
@@ -22,9 +23,9 @@ use crate::op::Op;
 use crate::shape::Layout;
 use std::sync::Arc;
 
-/// Computes `a` when it is one elementwise op or one reduction over the
-/// trailing axes, of computed contiguous host inputs, small enough for the
-/// calling thread, or one library call on computed host inputs.
+/// Computes `a` when it is one elementwise op, or one reduction over the
+/// trailing axes small enough for the calling thread, of computed
+/// contiguous host inputs, or one library call on computed host inputs.
 /// `Ok(false)`: not such an array (nothing ran).
 pub(crate) fn run_direct(engine: &Engine, a: &Array) -> Result<bool> {
     let contiguous = |b: Option<Buffer>| {
@@ -98,13 +99,13 @@ fn host_value(input: &Array, n: usize) -> Option<Value> {
 }
 
 fn elementwise(a: &Array) -> Result<Option<Buffer>> {
-    let (op, flops) = match a.op() {
-        Op::Unary(u) => (DirectOp::Unary(*u), u.flops()),
-        Op::Binary(b) => (DirectOp::Binary(*b), b.flops()),
+    let op = match a.op() {
+        Op::Unary(u) => DirectOp::Unary(*u),
+        Op::Binary(b) => DirectOp::Binary(*b),
         _ => return Ok(None),
     };
     let n = a.numel();
-    if !one_thread(n, flops) {
+    if n == 0 {
         return Ok(None);
     }
     let Some(inputs) = a.pending_inputs() else {
@@ -145,7 +146,11 @@ fn elementwise(a: &Array) -> Result<Option<Buffer>> {
         })
         .collect();
     crate::interrupt::check("eval")?;
-    direct::run(op, input, a.dtype(), &operands, n).map(Some)
+    // Work for several threads is split as the fused path splits it: one
+    // op's loop per task, where the fused kernel would run the
+    // interpreter chunk by chunk (a third slower for a copy-like op).
+    let parallel = !one_thread(n, op.flops());
+    direct::run(op, input, a.dtype(), &operands, n, parallel).map(Some)
 }
 
 /// A reduction over trailing axes of a computed contiguous input (the

@@ -156,6 +156,17 @@ impl Scan {
             // `inner` columns, walked row by row (contiguous reads).
             let kind = self.kind;
             let scan_block = |(o, s): (&mut [T], &[T])| {
+                if inner == 1 {
+                    // One column (a 1-D scan, the common case): the same
+                    // steps in the same order, without a row loop per
+                    // point (3.8 -> ~1 ns per point, the add's latency).
+                    let mut acc = T::identity(kind);
+                    for (ov, &sv) in o.iter_mut().zip(s) {
+                        acc = T::step(kind, acc, sv);
+                        *ov = T::round(acc);
+                    }
+                    return;
+                }
                 let mut acc = vec![T::identity(kind); inner];
                 for (orow, srow) in o.chunks_mut(inner).zip(s.chunks(inner)) {
                     for ((a, ov), &sv) in acc.iter_mut().zip(orow).zip(srow) {

@@ -20,12 +20,23 @@ use crate::error::{Error, Result};
 use crate::expr::ir::{Inst, InstKind, Program, SourceKind};
 use crate::fuse::{ReduceMode, ReducePlan};
 use crate::op::{BinaryOp, ReduceOp, UnaryOp};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An elementwise op the direct path runs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum DirectOp {
     Unary(UnaryOp),
     Binary(BinaryOp),
+}
+
+impl DirectOp {
+    /// Flops per point, as the fused path's split counts them.
+    pub(crate) fn flops(self) -> f64 {
+        match self {
+            DirectOp::Unary(u) => u.flops(),
+            DirectOp::Binary(b) => b.flops(),
+        }
+    }
 }
 
 /// An operand: `n` elements of a host buffer from `offset`, or one value
@@ -53,6 +64,14 @@ enum Src<'a> {
 }
 
 impl<'a> Src<'a> {
+    /// The operand from point `start` on.
+    fn from(self, start: usize) -> Src<'a> {
+        match self {
+            Src::Run(data, offset) => Src::Run(data, offset + start),
+            splat => splat,
+        }
+    }
+
     #[inline(always)]
     fn arg<T: FromData<'a>>(self, n: usize) -> Arg<'a, T> {
         match self {
@@ -63,14 +82,18 @@ impl<'a> Src<'a> {
 }
 
 /// Runs `op` over `n` points of `operands` (all of dtype `input`) into a new
-/// buffer of dtype `output`. Operand runs must hold `n` elements from their
-/// offset (the caller checked the layouts).
+/// buffer of dtype `output`, on the calling thread, or, when `parallel`,
+/// in tasks of [`super::elementwise_task`] points shared with the pool
+/// (each task one loop over its range: the results do not depend on the
+/// split). Operand runs must hold `n` elements from their offset (the
+/// caller checked the layouts).
 pub(crate) fn run(
     op: DirectOp,
     input: DType,
     output: DType,
     operands: &[Operand<'_>],
     n: usize,
+    parallel: bool,
 ) -> Result<Buffer> {
     let mut srcs = [Src::Splat(Val::F64(0.0)); 2];
     for (s, o) in srcs.iter_mut().zip(operands) {
@@ -84,10 +107,35 @@ pub(crate) fn run(
         };
     }
     let mut out = Buffer::alloc(output, n)?;
-    // SAFETY: `out` holds `n` elements of `output`; the bytes are reborrowed
-    // as the register type of that dtype, whose size it is (`supports`).
-    let bytes = unsafe { std::slice::from_raw_parts_mut(out.as_mut_byte_ptr(), n * output.size()) };
-    if direct_dispatch(op, input, srcs[0], srcs[1], n, bytes) {
+    let task = super::elementwise_task(1.0 + op.flops() / 4.0);
+    if !parallel || n <= task {
+        // SAFETY: `out` holds `n` elements of `output`; the bytes are
+        // reborrowed as the register type of that dtype, whose size it is
+        // (`supports`).
+        let bytes =
+            unsafe { std::slice::from_raw_parts_mut(out.as_mut_byte_ptr(), n * output.size()) };
+        if direct_dispatch(op, input, srcs[0], srcs[1], n, bytes) {
+            return Err(interp::negative_int_power());
+        }
+        return Ok(out);
+    }
+    let size = output.size();
+    let writer = OutPtr::new(&mut out);
+    let negative = AtomicBool::new(false);
+    super::tasks::for_each_task(n.div_ceil(task), |t| {
+        if crate::interrupt::requested() {
+            return;
+        }
+        let (start, len) = (t * task, task.min(n - t * task));
+        // SAFETY: tasks cover disjoint ranges of the output, inside it.
+        let bytes = unsafe { writer.slice_mut::<u8>(start * size, len * size) };
+        let (a, b) = (srcs[0].from(start), srcs[1].from(start));
+        if direct_dispatch(op, input, a, b, len, bytes) {
+            negative.store(true, Ordering::Relaxed);
+        }
+    });
+    crate::interrupt::check("eval")?;
+    if negative.load(Ordering::Relaxed) {
         return Err(interp::negative_int_power());
     }
     Ok(out)

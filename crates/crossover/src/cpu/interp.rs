@@ -8,13 +8,13 @@
 //! and constants are splats, so a fused chain touches main memory once.
 
 use super::gather::{gather, positions, Access};
+use super::math_log::{self, LogBase};
 use super::num::{zip2, CastTo, Num, Pod};
 pub(crate) use super::regs::with_type;
 pub use super::regs::Data;
 use super::regs::{read_val, val_of};
 pub(crate) use super::regs::{FromData, Val};
 use super::simd::simd_dispatch;
-use super::math_log::{self, LogBase};
 use super::{math, math32_hyp, math32_inverse, math64, math64_hyp, math64_inverse};
 use crate::dtype::DType;
 use crate::error::{Error, Result};

@@ -82,7 +82,9 @@ fn float64_within_1_ulp_of_glibc_log10_within_2() {
     let mut g = Rng(0x5eed_1095);
     let sets: [Vec<f64>; 5] = [
         // Any positive double, subnormals included.
-        (0..200_000).map(|_| f64::from_bits(g.next() >> 1)).collect(),
+        (0..200_000)
+            .map(|_| f64::from_bits(g.next() >> 1))
+            .collect(),
         (0..200_000).map(|_| g.uniform(0.5, 2.0)).collect(),
         (0..200_000).map(|_| g.uniform(0.74, 1.51)).collect(),
         (0..200_000).map(|_| g.uniform(0.999, 1.001)).collect(),
@@ -130,7 +132,8 @@ fn special_values_and_exact_powers() {
         let got = run32(base, &s32).unwrap();
         for (&x, &v) in s32.iter().zip(&got) {
             let want = libm(x as f64) as f32;
-            let ok = same32(v, want) || want.is_finite() && want != 0.0 && ulp_diff(v, libm(x as f64)) <= 1.0;
+            let ok = same32(v, want)
+                || want.is_finite() && want != 0.0 && ulp_diff(v, libm(x as f64)) <= 1.0;
             assert!(ok, "{base:?}({x}) = {v}, want {want}");
         }
     }
@@ -146,12 +149,16 @@ fn special_values_and_exact_powers() {
     for (k, v) in (-149..128).zip(got) {
         assert_eq!(v, k as f32, "log2(2^{k}) float32");
     }
-    let tens: Vec<f64> = (-307..309).map(|k| format!("1e{k}").parse().unwrap()).collect();
+    let tens: Vec<f64> = (-307..309)
+        .map(|k| format!("1e{k}").parse().unwrap())
+        .collect();
     let got = run64(LogBase::Ten, &tens).unwrap();
     for (&p, v) in tens.iter().zip(got) {
         assert_eq!(v, p.log10(), "log10({p:e})");
     }
-    let tens32: Vec<f32> = (-37..39).map(|k| format!("1e{k}").parse().unwrap()).collect();
+    let tens32: Vec<f32> = (-37..39)
+        .map(|k| format!("1e{k}").parse().unwrap())
+        .collect();
     let got = run32(LogBase::Ten, &tens32).unwrap();
     for (&p, v) in tens32.iter().zip(got) {
         assert!(ulp_diff(v, (p as f64).log10()) <= 1.0, "log10({p:e}) = {v}");
@@ -172,13 +179,22 @@ fn every_tail_length_writes_its_points_only() {
             for i in 0..n {
                 assert!(ulps(out[i], libm(xs[i])) <= 2, "{base:?} n={n} i={i}");
             }
-            assert!(out[n..].iter().all(|&v| v == -7.0), "{base:?}: wrote past {n}");
+            assert!(
+                out[n..].iter().all(|&v| v == -7.0),
+                "{base:?}: wrote past {n}"
+            );
             let mut out = [-7.0f32; 41];
             assert!(log_slice_f32(base, &x32[..n], &mut out[..n]));
             for i in 0..n {
-                assert!(ulp_diff(out[i], libm(x32[i] as f64)) <= 1.0, "{base:?} f32 n={n} i={i}");
+                assert!(
+                    ulp_diff(out[i], libm(x32[i] as f64)) <= 1.0,
+                    "{base:?} f32 n={n} i={i}"
+                );
             }
-            assert!(out[n..].iter().all(|&v| v == -7.0), "{base:?} f32: wrote past {n}");
+            assert!(
+                out[n..].iter().all(|&v| v == -7.0),
+                "{base:?} f32: wrote past {n}"
+            );
         }
     }
 }
