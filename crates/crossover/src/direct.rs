@@ -7,9 +7,10 @@
 //! general evaluation cost about ten times the loop. When only the CPU can
 //! run anything ([`crate::engine::Engine`] checks that), an evaluation of
 //! one such array comes here first; anything else (a pending input, a view
-//! that needs a gather, a reduction big enough for several threads)
-//! declines and takes the general path. Elementwise work for several
-//! threads is split into the fused path's tasks, each one loop. The loops are the fused kernels' own
+//! that needs a gather, a reduction over leading axes) declines and takes
+//! the general path. Work for several threads is split as the fused path
+//! splits it: elementwise ops into its tasks, each one loop; reductions on
+//! their fixed task grid. The loops are the fused kernels' own
 //! ([`crate::cpu::direct`]), so results are the same bits.
 
 use crate::array::{Array, Value};
@@ -23,9 +24,9 @@ use crate::op::Op;
 use crate::shape::Layout;
 use std::sync::Arc;
 
-/// Computes `a` when it is one elementwise op, or one reduction over the
-/// trailing axes small enough for the calling thread, of computed
-/// contiguous host inputs, or one library call on computed host inputs.
+/// Computes `a` when it is one elementwise op or one reduction over the
+/// trailing axes, of computed contiguous host inputs, or one library call
+/// on computed host inputs.
 /// `Ok(false)`: not such an array (nothing ran).
 pub(crate) fn run_direct(engine: &Engine, a: &Array) -> Result<bool> {
     let contiguous = |b: Option<Buffer>| {
@@ -171,7 +172,7 @@ fn reduction(a: &Array) -> Result<Option<Buffer>> {
         .enumerate()
         .all(|(i, &ax)| ax == shape.len() - axes.len() + i);
     let n = input.numel();
-    if !trailing || !one_thread(n, 0.0) || !direct::supports(input.dtype()) {
+    if !trailing || n == 0 || !direct::supports(input.dtype()) {
         return Ok(None);
     }
     let Some(v) = host_value(input, n).filter(|v| v.layout.is_contiguous()) else {
@@ -179,6 +180,8 @@ fn reduction(a: &Array) -> Result<Option<Buffer>> {
     };
     let reduced: usize = axes.iter().map(|&ax| shape[ax]).product();
     crate::interrupt::check("eval")?;
+    // Work for several threads on the reduction's fixed task grid, as the
+    // fused kernel would run it (the results do not depend on the split).
     direct::reduce(
         *op,
         &v.buffer,
@@ -186,6 +189,7 @@ fn reduction(a: &Array) -> Result<Option<Buffer>> {
         n / reduced.max(1),
         reduced,
         a.dtype(),
+        !one_thread(n, 0.0),
     )
     .map(Some)
 }

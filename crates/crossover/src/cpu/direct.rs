@@ -143,7 +143,8 @@ pub(crate) fn run(
 
 /// Reduces `kept` runs of `reduced` elements of `buffer` from `offset` with
 /// `op` into a new buffer of dtype `output`: the fused reduction kernel of a
-/// program that only loads its input, on the calling thread.
+/// program that only loads its input, on the calling thread or, when
+/// `parallel`, with the pool (the same task grid either way).
 pub(crate) fn reduce(
     op: ReduceOp,
     buffer: &Buffer,
@@ -151,6 +152,7 @@ pub(crate) fn reduce(
     kept: usize,
     reduced: usize,
     output: DType,
+    parallel: bool,
 ) -> Result<Buffer> {
     check_run(buffer, offset, kept * reduced)?;
     let input = buffer.dtype();
@@ -174,7 +176,8 @@ pub(crate) fn reduce(
         reduced,
     };
     let mut out = Buffer::alloc(output, kept)?;
-    super::reduce::run(&prep, &plan, &[OutPtr::new(&mut out)], false);
+    let parallel = parallel && super::threads() > 1;
+    super::reduce::run(&prep, &plan, &[OutPtr::new(&mut out)], parallel);
     prep.check_domain()?;
     Ok(out)
 }
