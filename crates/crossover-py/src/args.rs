@@ -406,6 +406,7 @@ pub fn ufunc_op(name: &str) -> Option<UfuncOp> {
         "logical_or" => UfuncOp::Binary(B::Or),
         "arctan2" => UfuncOp::Binary(B::Atan2),
         "hypot" => UfuncOp::Binary(B::Hypot),
+        "sign" => UfuncOp::Unary(U::Sign),
         "conjugate" | "conj" => UfuncOp::Unary(U::Conj),
         // Not ufuncs in NumPy (`np.real` is a function); crossover's
         // `real`/`imag` reach the engine through `ufunc`.
@@ -467,4 +468,5 @@ pub const UFUNCS: &[&str] = &[
     "arctanh",
     "arctan2",
     "hypot",
+    "sign",
 ];

@@ -65,13 +65,18 @@ pub fn ufunc_call(
 
 /// Whether NumPy's result has a dtype the engine lacks: bool operands of
 /// transcendental functions (float16), of square and of bool ** bool
-/// (int8). NumPy runs those (a fallback) rather than the engine refusing.
+/// (int8), and sign of bool or complex. NumPy runs those (a fallback) rather than the engine refusing.
 fn numpy_dtype_missing(call: &Call, ops: &[Operand]) -> bool {
     let is_bool = |o: &Operand| match o {
         Operand::Array(a) => a.dtype().is_bool(),
         Operand::Scalar(s) => matches!(s, crossover::Scalar::Bool(_)),
     };
     match call {
+        // NumPy has no bool sign (its TypeError) and its complex sign is
+        // x / |x|: NumPy's turn for both.
+        Call::Unary(crossover::UnaryOp::Sign) => ops
+            .iter()
+            .any(|o| is_bool(o) || matches!(o, Operand::Array(a) if a.dtype().is_complex())),
         Call::Unary(u) => {
             (u.is_transcendental() || *u == crossover::UnaryOp::Square) && ops.iter().all(is_bool)
         }

@@ -44,6 +44,7 @@ UNARY = {
     "negative": ("exact", _any),
     "absolute": ("exact", _any),
     "square": ("exact", _any),
+    "sign": ("exact", _any),
     "floor": ("exact", _wide),
     "ceil": ("exact", _wide),
     "sqrt": ("exact", _pos),
@@ -195,8 +196,10 @@ def _float64_inputs(name, rng):
 
 
 # glibc's log10 is itself up to 2 ulp from the correctly rounded result.
+# glibc's sinh and cosh are up to 1.4 and 1.6 ulp from the true value.
 @pytest.mark.parametrize("name, tol", [("exp", 1), ("log", 1), ("sin", 1), ("cos", 1), ("tan", 2),
-                                       ("exp2", 1), ("log2", 1), ("log10", 2)])
+                                       ("exp2", 1), ("log2", 1), ("log10", 2), ("sinh", 2),
+                                       ("cosh", 2), ("expm1", 1)])
 def test_float64_transcendentals_within_one_ulp_of_libm(name, tol, rng):
     # The vectorised float64 functions (cpu/math64.rs) against libm (Python's
     # math) and NumPy (SVML on AVX-512 machines), over their whole domains,
@@ -367,6 +370,36 @@ def test_positive_and_ufunc_reduce(rng):
     check(np.add.reduce(x), np.add.reduce(a), "reduction", np.float64)
     check(np.maximum.reduce(x, axis=1), np.maximum.reduce(a, axis=1), "exact", np.float64)
     assert isinstance(np.add.reduce(x, axis=None), xo.ndarray)
+
+
+def test_sign_is_an_engine_op_with_numpy_edges(rng):
+    # One fused kernel (no FallbackWarning), NumPy's values bit for bit on
+    # both zeros, NaN, infinities and subnormals, at a size crossing chunk
+    # edges, for floats and integers; bool (NumPy: no loop) and complex
+    # (x / |x|) are NumPy's.
+    xo.set_fallback("raise")
+    a = nonzero(rng, 70_001, np.float64)
+    a[::5] = np.resize([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324], a[::5].size)
+    for dt in (np.float32, np.float64):
+        x = a.astype(dt)
+        got = np.asarray(np.sign(xo.asarray(x)))
+        want = np.sign(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}"))
+        e = xo.explain(lambda v: xo.sign(v) * 2.0 + 1.0, x)
+        assert len(e) == 1 and "sign" in str(e), str(e)
+        got = np.asarray(xo.evaluate("sign(a) * 2", a=x))
+        np.testing.assert_array_equal(got, np.sign(x) * 2)
+    for dt in (np.int32, np.int64, np.uint64):
+        i = rng.integers(-3 if dt != np.uint64 else 0, 4, 5000).astype(dt)
+        got = xo.sign(xo.asarray(i))
+        assert got.dtype == np.sign(i).dtype
+        np.testing.assert_array_equal(got.numpy(), np.sign(i))
+    xo.set_fallback("ignore")
+    with pytest.raises(TypeError):
+        np.sign(xo.asarray(np.array([True, False])))
+    z = np.array([3 + 4j, 0j, -2j], np.complex128)
+    np.testing.assert_allclose(np.asarray(np.sign(xo.asarray(z))), np.sign(z), rtol=1e-15)
 
 
 FLOAT_FUNCTIONS = ["log1p", "expm1", "log10", "log2", "exp2", "arcsin", "arccos", "arctan", "sinh",

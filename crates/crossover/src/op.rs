@@ -45,10 +45,12 @@ pub enum UnaryOp {
     Arcsinh,
     Arccosh,
     Arctanh,
+    /// -1, 0 or 1 by the sign (NaN stays NaN; -0.0 gives 0.0, as NumPy).
+    Sign,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 29] = [
+    pub const ALL: [UnaryOp; 30] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -78,6 +80,7 @@ impl UnaryOp {
         UnaryOp::Arcsinh,
         UnaryOp::Arccosh,
         UnaryOp::Arctanh,
+        UnaryOp::Sign,
     ];
 
     pub fn name(self) -> &'static str {
@@ -111,6 +114,7 @@ impl UnaryOp {
             UnaryOp::Arcsinh => "arcsinh",
             UnaryOp::Arccosh => "arccosh",
             UnaryOp::Arctanh => "arctanh",
+            UnaryOp::Sign => "sign",
         }
     }
 
@@ -176,6 +180,8 @@ impl UnaryOp {
     pub fn flops(self) -> f64 {
         match self {
             UnaryOp::Exp | UnaryOp::Log | UnaryOp::Tanh => 20.0,
+            // One kernel for the three bases (cpu/math_log.rs).
+            UnaryOp::Log2 | UnaryOp::Log10 => 20.0,
             UnaryOp::Sin | UnaryOp::Cos => 20.0,
             UnaryOp::Tan => 30.0,
             UnaryOp::Sqrt => 4.0,

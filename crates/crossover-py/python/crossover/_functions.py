@@ -94,12 +94,14 @@ def isfinite(x: Any) -> Any:
     return (x - x) == 0
 
 
-@_composed(np.sign, "where(x > 0, 1, where(x < 0, -1, x - x))", ufunc=True)
+@_implements(np.sign)
 def sign(x: Any) -> Any:
+    """The engine's ``sign`` (``np.sign(x)`` on a crossover array reaches it
+    natively); bool (no sign in NumPy) and complex (``x / |x|``) go to NumPy."""
     x = _x(x)
     if x.dtype.kind not in "iuf":
-        return _FALLBACK  # bool has no sign in NumPy; complex sign is x/|x|
-    return _C.where(x > 0, 1, _C.where(x < 0, -1, x - x))
+        return _FALLBACK
+    return _ufunc(x, "sign")
 
 
 @_composed(np.clip, "minimum(maximum(x, lo), hi)")

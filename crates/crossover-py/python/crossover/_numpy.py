@@ -149,7 +149,7 @@ _SAME_DTYPE_UFUNCS = {
     "add", "subtract", "multiply", "divide", "true_divide", "power", "minimum", "maximum",
     "negative", "positive", "absolute", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh",
     "square", "floor", "ceil", "log1p", "expm1", "log10", "log2", "exp2", "arcsin", "arccos",
-    "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2", "hypot",
+    "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2", "hypot", "sign",
 }
 _FLOAT_DTYPES = {np.dtype(np.float32), np.dtype(np.float64)}
 

@@ -298,6 +298,9 @@ impl Array {
                 ))
             }
             UnaryOp::Not => (self.cast(DType::Bool)?, op),
+            UnaryOp::Sign if d.is_bool() => {
+                return Err(Error::dtype(name, d, "NumPy has no boolean sign"))
+            }
             // Integer abs is computed; bool abs, integer floor/ceil are the
             // values themselves (NumPy keeps the dtype).
             UnaryOp::Abs if d.is_bool() => return Ok(self.clone()),
@@ -319,7 +322,8 @@ impl Array {
         let d = self.dtype();
         let dtype = match op {
             UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => d.real_part(),
-            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Not => {
+            // NumPy 2's complex sign (z / |z|) is left to NumPy.
+            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Not | UnaryOp::Sign => {
                 return no_complex(op.name(), d).map(|_| self.clone())
             }
             _ => d,
@@ -403,7 +407,7 @@ unary_methods! {
     ceil => Ceil, logical_not => Not, log1p => Log1p, expm1 => Expm1,
     log10 => Log10, log2 => Log2, exp2 => Exp2, arcsin => Arcsin, arccos => Arccos,
     arctan => Arctan, sinh => Sinh, cosh => Cosh, arcsinh => Arcsinh,
-    arccosh => Arccosh, arctanh => Arctanh,
+    arccosh => Arccosh, arctanh => Arctanh, sign => Sign,
 }
 
 impl Array {

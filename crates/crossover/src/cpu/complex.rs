@@ -243,7 +243,7 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
                 UnaryOp::Abs => real(|z| z.norm()),
                 UnaryOp::Real => real(|z| z.re),
                 UnaryOp::Imag => real(|z| z.im),
-                UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Not => {
+                UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Not | UnaryOp::Sign => {
                     unreachable!("{} of complex is rejected when recorded", op.name())
                 }
                 UnaryOp::Log1p => map(|z| (z + 1.0).ln()),
@@ -266,6 +266,7 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
             match op {
                 UnaryOp::Neg => map(|x| -x),
                 UnaryOp::Abs => map(f64::abs),
+                UnaryOp::Sign => map(<f64 as super::num::Num>::sign),
                 UnaryOp::Square => map(|x| x * x),
                 UnaryOp::Sqrt => map(f64::sqrt),
                 UnaryOp::Exp => map(f64::exp),
@@ -302,6 +303,7 @@ fn unary(op: UnaryOp, x: &R, d: DType) -> R {
                         match op {
                             UnaryOp::Neg => i.wrapping_neg(),
                             UnaryOp::Abs => i.wrapping_abs(),
+                            UnaryOp::Sign => i.signum(),
                             UnaryOp::Square => i.wrapping_mul(i),
                             UnaryOp::Not => (i == 0) as i64,
                             UnaryOp::Imag => 0,

@@ -8,7 +8,10 @@
 //! and constants are splats, so a fused chain touches main memory once.
 
 use super::gather::{gather, positions, Access};
-use super::math_log::{self, LogBase};
+use super::math64_exp512::{
+    cosh_slice_f64, exp2_slice_f64, exp_slice_f64, expm1_slice_f64, sinh_slice_f64,
+};
+use super::math_log::{log_slice_f32, log_slice_f64, LogBase};
 use super::num::{zip2, CastTo, Num, Pod};
 pub(crate) use super::regs::with_type;
 pub use super::regs::Data;
@@ -532,6 +535,7 @@ pub(crate) fn unary<T: Num + UnaryFloat>(op: UnaryOp, x: Arg<'_, T>, out: &mut [
     match op {
         UnaryOp::Neg => map1(x, out, T::neg),
         UnaryOp::Abs => map1(x, out, T::abs),
+        UnaryOp::Sign => map1(x, out, T::sign),
         UnaryOp::Square => map1(x, out, |v| v.mul(v)),
         UnaryOp::Floor => map1(x, out, T::floor),
         UnaryOp::Ceil => map1(x, out, T::ceil),
@@ -598,20 +602,12 @@ macro_rules! each {
     };
 }
 
-/// A logarithm over the chunk: the AVX-512 kernel of [`math_log`] where
-/// the CPU has it, else `each!` of the portable function.
-macro_rules! log32 {
-    ($src:ident, $dst:ident, $base:expr, $f:path) => {
-        if !math_log::log_slice_f32($base, $src, $dst) {
-            each!($src, $dst, $f)
-        }
-    };
-}
-
-/// The float64 form of `log32!`.
-macro_rules! log64 {
-    ($src:ident, $dst:ident, $base:expr, $f:path) => {
-        if !math_log::log_slice_f64($base, $src, $dst) {
+/// `$kernel`, a call of an AVX-512 kernel over the chunk
+/// ([`super::math_log`], [`super::math64_exp512`]) that returns false
+/// where the CPU lacks AVX-512, else `each!` of the portable function.
+macro_rules! avx512_or_each {
+    ($kernel:expr, $src:ident, $dst:ident, $f:path) => {
+        if !$kernel {
             each!($src, $dst, $f)
         }
     };
@@ -625,9 +621,11 @@ impl UnaryFloat for f32 {
             UnaryOp::Exp => each!(s, d, math::exp_f32),
             // AVX-512 where the CPU has it (math_log), else the portable
             // functions.
-            UnaryOp::Log => log32!(s, d, LogBase::E, math::log_f32),
-            UnaryOp::Log2 => log32!(s, d, LogBase::Two, math::log2_f32),
-            UnaryOp::Log10 => log32!(s, d, LogBase::Ten, math::log10_f32),
+            UnaryOp::Log => avx512_or_each!(log_slice_f32(LogBase::E, s, d), s, d, math::log_f32),
+            UnaryOp::Log2 =>
+                avx512_or_each!(log_slice_f32(LogBase::Two, s, d), s, d, math::log2_f32),
+            UnaryOp::Log10 =>
+                avx512_or_each!(log_slice_f32(LogBase::Ten, s, d), s, d, math::log10_f32),
             UnaryOp::Exp2 => each!(s, d, math::exp2_f32),
             UnaryOp::Tanh => each!(s, d, math::tanh_f32),
             UnaryOp::Sin => math::trig_slice!(f32, s, d, math::sin_f32, f64::sin),
@@ -656,22 +654,25 @@ impl UnaryFloat for f64 {
         float_unary!(f64, x, out, |s, d| match op {
             UnaryOp::Sqrt => each!(s, d, f64::sqrt),
             // The vectorised functions of [`math64`] (within 1-2 ulp of libm).
-            UnaryOp::Exp => each!(s, d, math64::exp_f64),
-            UnaryOp::Log => log64!(s, d, LogBase::E, math64::log_f64),
-            UnaryOp::Exp2 => each!(s, d, math64::exp2_f64),
-            UnaryOp::Log2 => log64!(s, d, LogBase::Two, math64::log2_f64),
-            UnaryOp::Log10 => log64!(s, d, LogBase::Ten, math64::log10_f64),
+            UnaryOp::Exp => avx512_or_each!(exp_slice_f64(s, d), s, d, math64::exp_f64),
+            UnaryOp::Log => avx512_or_each!(log_slice_f64(LogBase::E, s, d), s, d, math64::log_f64),
+            UnaryOp::Exp2 => avx512_or_each!(exp2_slice_f64(s, d), s, d, math64::exp2_f64),
+            UnaryOp::Log2 =>
+                avx512_or_each!(log_slice_f64(LogBase::Two, s, d), s, d, math64::log2_f64),
+            UnaryOp::Log10 =>
+                avx512_or_each!(log_slice_f64(LogBase::Ten, s, d), s, d, math64::log10_f64),
             UnaryOp::Sin => math::trig_slice!(f64, s, d, math64::sin_f64, f64::sin),
             UnaryOp::Cos => math::trig_slice!(f64, s, d, math64::cos_f64, f64::cos),
             UnaryOp::Tan => math::trig_slice!(f64, s, d, math64::tan_f64, f64::tan),
-            // Vectorised too (math64_hyp, math64_inverse): within 1 ulp of
-            // the true value; within 2 of glibc where glibc is itself more
-            // than 1 off (tanh, sinh, cosh, the inverse hyperbolics).
+            // Vectorised too (math64_hyp, math64_inverse; sinh, cosh and
+            // expm1 with AVX-512 in math64_exp512): within 1 ulp of the true
+            // value; within 2 of glibc where glibc is itself more than 1
+            // off (tanh, sinh, cosh, the inverse hyperbolics).
             UnaryOp::Tanh => each!(s, d, math64_hyp::tanh_f64),
             UnaryOp::Log1p => each!(s, d, math64_hyp::log1p_f64),
-            UnaryOp::Expm1 => each!(s, d, math64_hyp::expm1_f64),
-            UnaryOp::Sinh => each!(s, d, math64_hyp::sinh_f64),
-            UnaryOp::Cosh => each!(s, d, math64_hyp::cosh_f64),
+            UnaryOp::Expm1 => avx512_or_each!(expm1_slice_f64(s, d), s, d, math64_hyp::expm1_f64),
+            UnaryOp::Sinh => avx512_or_each!(sinh_slice_f64(s, d), s, d, math64_hyp::sinh_f64),
+            UnaryOp::Cosh => avx512_or_each!(cosh_slice_f64(s, d), s, d, math64_hyp::cosh_f64),
             UnaryOp::Arcsinh => each!(s, d, math64_hyp::asinh_f64),
             UnaryOp::Arccosh => each!(s, d, math64_hyp::acosh_f64),
             UnaryOp::Arctanh => each!(s, d, math64_hyp::atanh_f64),

@@ -208,21 +208,28 @@ fn exp_pm_half(a: f64, minus: bool) -> f64 {
     scale2(h + (l + (dl + ql)), n - 1.0)
 }
 
+/// 1/(2k+1)! for k = 9 down to 1: sinh's Taylor series below 1 (here and
+/// in [`super::math64_exp512`]).
+pub(super) const SINH_TAYLOR: [f64; 9] = [
+    8.22063524662433e-18,
+    2.8114572543455206e-15,
+    7.647163731819816e-13,
+    1.6059043836821613e-10,
+    2.505210838544172e-8,
+    2.7557319223985893e-6,
+    1.984126984126984e-4,
+    8.333333333333333e-3,
+    0.16666666666666666,
+];
+
 /// sinh: Taylor to x^19 below 1, `exp_pm_half` above.
 #[inline(always)]
 pub fn sinh_f64(x: f64) -> f64 {
     let a = x.abs();
     let z = a * a;
-    // 1/(2k+1)! for k = 1..9.
-    let p = 8.22063524662433e-18f64
-        .mul_add(z, 2.8114572543455206e-15)
-        .mul_add(z, 7.647163731819816e-13)
-        .mul_add(z, 1.6059043836821613e-10)
-        .mul_add(z, 2.505210838544172e-8)
-        .mul_add(z, 2.7557319223985893e-6)
-        .mul_add(z, 1.984126984126984e-4)
-        .mul_add(z, 8.333333333333333e-3)
-        .mul_add(z, 0.16666666666666666);
+    let p = SINH_TAYLOR[1..]
+        .iter()
+        .fold(SINH_TAYLOR[0], |p, &q| p.mul_add(z, q));
     let small = (a * z).mul_add(p, a);
     let v = if a < 1.0 { small } else { exp_pm_half(a, true) };
     // Keeps -0 and NaN.

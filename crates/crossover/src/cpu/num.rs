@@ -84,6 +84,8 @@ pub trait Num: Pod {
     fn hypot(self, o: Self) -> Self;
     fn neg(self) -> Self;
     fn abs(self) -> Self;
+    /// -1, 0 or 1 (NumPy's `sign`: NaN stays NaN, -0.0 gives 0.0).
+    fn sign(self) -> Self;
     /// NaN-propagating minimum (NumPy's `minimum`).
     fn min_nan(self, o: Self) -> Self;
     fn max_nan(self, o: Self) -> Self;
@@ -120,7 +122,7 @@ pub trait Num: Pod {
 /// differ between signed and unsigned types.
 macro_rules! int_num {
     ($t:ty, fits = |$f:ident| $fits:expr, abs = |$a:ident| $abs:expr,
-     from_f64 = |$g:ident| $from:expr) => {
+     sign = |$sg:ident| $sign:expr, from_f64 = |$g:ident| $from:expr) => {
         impl Num for $t {
             #[inline(always)]
             fn from_scalar(s: Scalar) -> Self {
@@ -178,6 +180,11 @@ macro_rules! int_num {
                 $abs
             }
             #[inline(always)]
+            fn sign(self) -> Self {
+                let $sg = self;
+                $sign
+            }
+            #[inline(always)]
             fn min_nan(self, o: Self) -> Self {
                 if o < self {
                     o
@@ -220,18 +227,21 @@ int_num!(
     i32,
     fits = |f| float_fits::<i32>(f),
     abs = |v| v.wrapping_abs(),
+    sign = |v| v.signum(),
     from_f64 = |v| v as i32
 );
 int_num!(
     i64,
     fits = |f| float_fits::<i64>(f),
     abs = |v| v.wrapping_abs(),
+    sign = |v| v.signum(),
     from_f64 = |v| v as i64
 );
 int_num!(
     u64,
     fits = |f| (0.0..18446744073709551616.0).contains(&f),
     abs = |v| v,
+    sign = |v| (v != 0) as u64,
     from_f64 = |v| <f64 as CastTo<u64>>::cast_to(v)
 );
 
@@ -270,6 +280,11 @@ impl Num for u8 {
     }
     #[inline(always)]
     fn abs(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn sign(self) -> Self {
+        // Not reached: bool sign is refused when recorded, as in NumPy.
         self
     }
     #[inline(always)]
@@ -395,6 +410,18 @@ macro_rules! float_num {
             #[inline(always)]
             fn abs(self) -> Self {
                 <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn sign(self) -> Self {
+                // Compares and selects (vectorised); `self + 0.0` keeps
+                // NaN and turns -0.0 into 0.0, as NumPy does.
+                if self > 0.0 {
+                    1.0
+                } else if self < 0.0 {
+                    -1.0
+                } else {
+                    self + 0.0
+                }
             }
             #[inline(always)]
             fn min_nan(self, o: Self) -> Self {

@@ -56,6 +56,7 @@ const FUNCS: &[(&str, Func, usize)] = &[
     ("log", Func::Unary(UnaryOp::Log), 1),
     ("sqrt", Func::Unary(UnaryOp::Sqrt), 1),
     ("abs", Func::Unary(UnaryOp::Abs), 1),
+    ("sign", Func::Unary(UnaryOp::Sign), 1),
     ("square", Func::Unary(UnaryOp::Square), 1),
     ("floor", Func::Unary(UnaryOp::Floor), 1),
     ("ceil", Func::Unary(UnaryOp::Ceil), 1),

@@ -35,6 +35,18 @@ fn unary_ref(op: UnaryOp, x: f64) -> f64 {
         UnaryOp::Arcsinh => libm::asinh(x),
         UnaryOp::Arccosh => libm::acosh(x),
         UnaryOp::Arctanh => libm::atanh(x),
+        UnaryOp::Sign => sign_ref(x),
+    }
+}
+
+/// NumPy's `sign`: NaN stays NaN, both zeros give +0.
+fn sign_ref(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        x + 0.0
     }
 }
 
@@ -98,6 +110,90 @@ fn unary_ops_match_f64_on_edge_sizes() {
                 }
             }
         }
+    });
+}
+
+/// `sign` on its edge values (both zeros, NaN, infinities, subnormals,
+/// extremes) among random ones, at a size crossing chunk and task edges,
+/// alone and inside a fused chain, for floats and integers: bit for bit.
+#[test]
+fn sign_matches_numpy_on_edge_values_every_dtype() {
+    on_every_engine(|_e| {
+        let n = 70_001;
+        let specials = [
+            0.0,
+            -0.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            5e-324,
+            -5e-324,
+            1e-40,
+            -1e-40,
+            f64::MAX,
+            f64::MIN,
+        ];
+        let mut x = values(n, 31, -3.0, 3.0);
+        for (i, v) in x.iter_mut().enumerate() {
+            if i % 7 == 0 {
+                *v = specials[(i / 7) % specials.len()];
+            }
+        }
+        let (_, y) = array(&[n], DType::F64, 32, 0.5, 2.0);
+        for dtype in [DType::F32, DType::F64] {
+            let a = Array::from_vec(x.clone(), &[n])
+                .unwrap()
+                .cast(dtype)
+                .unwrap();
+            let xs = a.to_vec_f64().unwrap();
+            let want: Vec<f64> = xs.iter().map(|&v| sign_ref(v)).collect();
+            let got = a.sign().unwrap();
+            assert_eq!(got.dtype(), dtype);
+            let got = got.to_vec_f64().unwrap();
+            for i in 0..n {
+                assert!(
+                    got[i].to_bits() == want[i].to_bits(),
+                    "{dtype} sign({}) = {}, want {}",
+                    xs[i],
+                    got[i],
+                    want[i]
+                );
+            }
+            // Fused: sign(a) * b + 1.
+            let b = Array::from_vec(y.clone(), &[n])
+                .unwrap()
+                .cast(dtype)
+                .unwrap();
+            let yb = b.to_vec_f64().unwrap();
+            let chain = a.sign().unwrap().mul(&b).unwrap().add(1i64).unwrap();
+            let want: Vec<f64> = (0..n).map(|i| sign_ref(xs[i]) * yb[i] + 1.0).collect();
+            assert_close(
+                &chain.to_vec_f64().unwrap(),
+                &want,
+                rtol(dtype, 1.0),
+                0.0,
+                "sign chain",
+            );
+        }
+        for dtype in [DType::I32, DType::I64] {
+            let (a, xs) = array(&[n], dtype, 33, -4.0, 4.0);
+            assert!(xs.contains(&0.0) && xs.contains(&-4.0) && xs.contains(&3.0));
+            let got = a.sign().unwrap();
+            assert_eq!(got.dtype(), dtype);
+            let want: Vec<f64> = xs
+                .iter()
+                .map(|&v| v.signum() * (v != 0.0) as u8 as f64)
+                .collect();
+            assert_eq!(got.to_vec_f64().unwrap(), want, "{dtype} sign");
+        }
+        let u = Array::from_vec(vec![0u64, 1, u64::MAX, 1 << 63, 7], &[5]).unwrap();
+        assert_eq!(
+            u.sign().unwrap().to_vec::<u64>().unwrap(),
+            vec![0, 1, 1, 1, 1]
+        );
+        let (flags, _) = array(&[9], DType::Bool, 34, 0.0, 1.0);
+        let err = flags.sign().unwrap_err().to_string();
+        assert!(err.contains("sign"), "{err}");
     });
 }
 

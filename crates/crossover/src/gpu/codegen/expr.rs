@@ -213,6 +213,11 @@ fn unary(op: UnaryOp, d: DType, a: &str) -> String {
             )
         }
         UnaryOp::Neg | UnaryOp::Abs => a.to_string(),
+        // `a + 0` keeps NaN and gives +0 for -0 (NumPy's sign).
+        UnaryOp::Sign if float => {
+            format!("({a} > 0 ? ({t})1 : ({a} < 0 ? ({t})-1 : {a} + ({t})0))")
+        }
+        UnaryOp::Sign => format!("({t})(({a} > 0) - ({a} < 0))"),
         UnaryOp::Square => binary(BinaryOp::Mul, d, d, a, a),
         UnaryOp::Floor | UnaryOp::Ceil if !float => a.to_string(),
         UnaryOp::Not => format!("({t})({a} == 0)"),
