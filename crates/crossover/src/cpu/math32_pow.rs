@@ -32,25 +32,9 @@ use super::interp::Arg;
 #[allow(clippy::excessive_precision)]
 mod tables {
     /// 1/c for the subintervals [1 + i/16, 1 + (i+1)/16) of m, c their
-    /// midpoint, except 1 and 1/2 at the ends (so log2 c is exact there).
-    pub const INVC: [f64; 16] = [
-        1.0,
-        0.9142857142857143,
-        0.8648648648648649,
-        0.8205128205128205,
-        0.7804878048780488,
-        0.7441860465116279,
-        0.7111111111111111,
-        0.6808510638297872,
-        0.6530612244897959,
-        0.6274509803921569,
-        0.6037735849056604,
-        0.5818181818181818,
-        0.5614035087719298,
-        0.5423728813559322,
-        0.5245901639344263,
-        0.5,
-    ];
+    /// midpoint, except 1 and 1/2 at the ends (so log2 c is exact there):
+    /// the float64 logarithms' table.
+    pub const INVC: [f64; 16] = crate::cpu::math_log::consts::TABLES64.inv_c;
     /// -log2 of those (log2 c), rounded to f64 from a 120-bit value.
     pub const LOGC: [f64; 16] = [
         0.0,

@@ -71,7 +71,7 @@ pub fn log_slice_f64(base: LogBase, x: &[f64], out: &mut [f64]) -> bool {
 /// degree 4 (float32: 2^-26.6 from it) and 9 (float64: 2^-55.6).
 // Quoted as computed (shortest round-trip decimal of each value).
 #[allow(clippy::excessive_precision)]
-mod consts {
+pub(super) mod consts {
     /// Subinterval i of m in [1, 2) has the centre 1 + (2i + 1)/32, except
     /// 1 (i = 0) and 2 (i = 15, whose -log_b(1/2) is log_b 2 split as
     /// `log_2`, so that k log_b 2 cancels it exactly just below 1).

@@ -194,6 +194,14 @@ fn sign_matches_numpy_on_edge_values_every_dtype() {
         let (flags, _) = array(&[9], DType::Bool, 34, 0.0, 1.0);
         let err = flags.sign().unwrap_err().to_string();
         assert!(err.contains("sign"), "{err}");
+        // NumPy 2's complex sign (x / |x|) is not the engine's: refused.
+        let z = vec![num_complex::Complex64::new(3.0, 4.0); 3];
+        let err = Array::from_vec(z, &[3])
+            .unwrap()
+            .sign()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("sign"), "{err}");
     });
 }
 
