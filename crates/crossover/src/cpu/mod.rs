@@ -289,7 +289,7 @@ fn elementwise_range(prep: &Prepared<'_>, outs: &[OutPtr], sc: &mut Scratch, a: 
     let direct = prep.direct_output();
     let mut p = a;
     while p < b {
-        let len = CHUNK.min(b - p);
+        let len = prep.chunk().min(b - p);
         if direct.is_some() {
             // SAFETY: this task owns points a..b of the output.
             let bytes = unsafe {

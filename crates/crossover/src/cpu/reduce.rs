@@ -586,7 +586,11 @@ fn inner_task<T: Tasks>(
     let whole = prep.reads_directly(out_reg) && !(needs.sum || needs.prod || needs.moments);
     let mut p = a;
     while p < b {
-        let len = if whole { b - p } else { CHUNK.min(b - p) };
+        let len = if whole {
+            b - p
+        } else {
+            prep.chunk().min(b - p)
+        };
         if !whole {
             prep.eval_chunk(sc, p, len);
         }

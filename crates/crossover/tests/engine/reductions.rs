@@ -419,6 +419,51 @@ fn reductions_of_views_and_fused_chains() {
     });
 }
 
+/// Programs whose registers would overflow L1 at 2,048 points run in
+/// shorter chunks (down to 512): sums, means, std and extremes of such
+/// fused chains at sizes around those chunk edges and the task grid, rows
+/// cut by chunks included, against float64 references.
+#[test]
+fn wide_programs_in_short_chunks_match_references() {
+    on_every_engine(|_e| {
+        for n in [511, 512, 513, 1_537, 70_001, 262_147] {
+            let (x, xs) = array(&[n], DType::F64, 93, -1.0, 1.0);
+            // where(x > 0.5, x*x, -x): 4 float64-wide registers plus x.
+            let w =
+                Array::where_(&x.gt(0.5).unwrap(), x.mul(&x).unwrap(), x.neg().unwrap()).unwrap();
+            let ws: Vec<f64> = xs
+                .iter()
+                .map(|&v| if v > 0.5 { v * v } else { -v })
+                .collect();
+            let what = format!("where-sum n={n}");
+            let abs: Vec<f64> = ws.iter().map(|v| v.abs()).collect();
+            let tol = 64.0 * f64::EPSILON * ksum(abs.iter().copied());
+            let got = w.sum(None, false).unwrap().to_vec_f64().unwrap()[0];
+            let want = ksum(ws.iter().copied());
+            assert!((got - want).abs() <= tol, "{what}: {got} vs {want}");
+            let got = w.std(None, false, 0).unwrap().to_vec_f64().unwrap();
+            let want = reference(ReduceOp::Std { ddof: 0 }, &ws, &[n], &[0]);
+            assert_close(&got, &want, 1e-11, 1e-12, &what);
+            let got = w.reduce(ReduceOp::ArgMax, None, false).unwrap();
+            let want = reference(ReduceOp::ArgMax, &ws, &[n], &[0]);
+            assert_eq!(got.to_vec_f64().unwrap(), want, "{what} argmax");
+            // Rows of 1,000 cut by every chunk length: a row-wise mean.
+            if n % 1_000 != 0 && n > 2_000 {
+                let rows = n / 1_000;
+                let m = w
+                    .slice(&[crossover::SliceArg::range(0, (rows * 1_000) as isize)])
+                    .unwrap()
+                    .reshape(&[rows as isize, 1_000])
+                    .unwrap()
+                    .mean(Some(&[1]), false)
+                    .unwrap();
+                let want = reference(ReduceOp::Mean, &ws[..rows * 1_000], &[rows, 1_000], &[1]);
+                assert_close(&m.to_vec_f64().unwrap(), &want, 1e-12, 1e-13, &what);
+            }
+        }
+    });
+}
+
 /// cumsum/cumprod along each axis and over the flattened array, of views
 /// and fused chains, against sequential float64 references; integers wrap
 /// in int64; bad axes and complex input are typed errors.
