@@ -32,8 +32,7 @@ from . import _crossover as _C
 CACHE_SIZE = 64
 
 
-def _is_array(v: Any) -> bool:
-    return isinstance(v, (np.ndarray, _C.ndarray, np.generic))
+_ARRAY_TYPES = (np.ndarray, _C.ndarray, np.generic)
 
 
 def _signature(args: tuple, kwargs: dict):
@@ -41,13 +40,15 @@ def _signature(args: tuple, kwargs: dict):
     key: list[Any] | None = []
     arrays: list[Any] = []
     where: list[tuple[bool, Any]] = []
-    for pos, value in [(i, v) for i, v in enumerate(args)] + sorted(kwargs.items()):
-        is_kw = isinstance(pos, str)
-        if _is_array(value):
+    items = enumerate(args) if not kwargs else [*enumerate(args), *sorted(kwargs.items())]
+    for pos, value in items:
+        if isinstance(value, _ARRAY_TYPES):
             arrays.append(value)
-            where.append((is_kw, pos))
+            where.append((isinstance(pos, str), pos))
             if key is not None:
-                key.append((pos, "a", np.shape(value), np.dtype(value.dtype).str))
+                # ndarray and crossover arrays: their own shape and dtype
+                # (np.shape and np.dtype(...) cost a microsecond per call).
+                key.append((pos, "a", value.shape, value.dtype.str))
         elif key is not None:
             try:
                 hash(value)
@@ -136,7 +137,11 @@ class Jitted:
         if _C._tracing():
             # Called from a function being traced: inline it.
             return self._fn(*args, **kwargs)
-        key, arrays, rebuild = _signature(args, kwargs)
+        return self._call(args, kwargs, _signature(args, kwargs))
+
+    def _call(self, args: tuple, kwargs: dict, signature: tuple) -> Any:
+        """Runs the function on `args`, whose `_signature` is `signature`."""
+        key, arrays, rebuild = signature
         entry = self._cache.get(key) if key is not None else None
         if entry is not None and entry[0] is not None:
             tape, tree = entry

@@ -364,7 +364,8 @@ class LoopJitted(Jitted):
             return self._original(*args, **kwargs)  # inside another trace: it records the loop as written
         if self._plan.rejection is not None:
             return self._fall_back(self._plan.rejection, args, kwargs)
-        key = _signature(args, kwargs)[0]
+        signature = _signature(args, kwargs)
+        key = signature[0]
         why = self._refused.get(key) if key is not None else None
         bound = self._written_arguments(args, kwargs) if why is None else {}
         if isinstance(bound, str):
@@ -372,7 +373,7 @@ class LoopJitted(Jitted):
         if why is not None:
             return self._fall_back(why, args, kwargs)
         try:
-            value, finals = Jitted.__call__(self, *args, **kwargs)
+            value, finals = self._call(args, kwargs, signature)
         except Untranslatable as e:
             why = f"line {e.line}: {e.what}"
             if key is not None:
