@@ -13,6 +13,7 @@ use crate::shape::{broadcast_shapes, numel, Layout};
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt;
 use faer::linalg::lu::partial_pivoting as lu;
+use faer::linalg::svd;
 use faer::traits::math_utils::real;
 use faer::{Conj, MatMut, MatRef, Par, Side};
 use std::sync::Arc;
@@ -377,22 +378,43 @@ impl Dense {
             }
             Kind::Svd | Kind::SvdVals => {
                 let r = m.min(n);
-                if self.kind == Kind::SvdVals {
-                    let s = a.singular_values().map_err(|e| svd_error(op, e))?;
-                    for (o, v) in reals[0].iter_mut().zip(s) {
-                        *o = v;
-                    }
-                    return Ok(());
-                }
-                let svd = a.thin_svd().map_err(|e| svd_error(op, e))?;
-                let (u_out, vt_out) = full.split_at_mut(1);
-                row_major_mut(u_out[0], m, r).copy_from(svd.U());
-                // Vt = V^H: V^T column-major is V row-major... write the
-                // adjoint through a row-major view.
-                row_major_mut(vt_out[0], r, n).copy_from(svd.V().adjoint());
-                let s = svd.S().column_vector();
+                let vectors = self.kind == Kind::Svd;
+                let mut s = faer::diag::Diag::<T>::zeros(r);
+                let (mut u, mut v) = if vectors {
+                    (
+                        Some(faer::Mat::<T>::zeros(m, r)),
+                        Some(faer::Mat::<T>::zeros(n, r)),
+                    )
+                } else {
+                    (None, None)
+                };
+                let compute = if vectors {
+                    svd::ComputeSvdVectors::Thin
+                } else {
+                    svd::ComputeSvdVectors::No
+                };
+                let params = svd_params::<T>();
+                let mut mem =
+                    MemBuffer::new(svd::svd_scratch::<T>(m, n, compute, compute, par, params));
+                svd::svd(
+                    a,
+                    s.as_mut(),
+                    u.as_mut().map(|u| u.as_mut()),
+                    v.as_mut().map(|v| v.as_mut()),
+                    par,
+                    MemStack::new(&mut mem),
+                    params,
+                )
+                .map_err(|e| svd_error(op, e))?;
+                let s = s.column_vector();
                 for (o, i) in reals[0].iter_mut().zip(0..r) {
                     *o = real(&s[i]);
+                }
+                if let (Some(u), Some(v)) = (u, v) {
+                    let (u_out, vt_out) = full.split_at_mut(1);
+                    row_major_mut(u_out[0], m, r).copy_from(u.as_ref());
+                    // Vt = V^H, written through a row-major view.
+                    row_major_mut(vt_out[0], r, n).copy_from(v.adjoint());
                 }
                 Ok(())
             }
@@ -450,7 +472,17 @@ fn llt_in_place<T: Field>(
         })
 }
 
-fn svd_error(op: &'static str, _e: faer::linalg::svd::SvdError) -> Error {
+/// faer's SVD parameters with the bidiagonal's divide-and-conquer split down
+/// to 32 columns (faer's default stops at 128 and runs QR sweeps below):
+/// 100 x 100 on one core, float32 0.82 against 0.96 ms, float64 1.11
+/// against 1.43, residuals alike (a standalone faer 0.24 build).
+fn svd_params<T: Field>() -> faer::Spec<svd::SvdParams, T> {
+    let mut p: svd::SvdParams = <svd::SvdParams as faer::Auto<T>>::auto();
+    p.recursion_threshold = 32;
+    p.into()
+}
+
+fn svd_error(op: &'static str, _e: svd::SvdError) -> Error {
     svd_not_converged(op)
 }
 

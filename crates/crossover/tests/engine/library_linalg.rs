@@ -537,7 +537,17 @@ fn qr_reconstructs() {
 fn svd_reconstructs() {
     on_every_engine_lenient(|_e| {
         for dtype in [DType::F32, DType::F64] {
-            for (m, n) in [(1, 1), (7, 7), (60, 25), (25, 60), (130, 129)] {
+            // 45..=100 columns: the bidiagonal divide-and-conquer from 32 (faer
+            // splits from 128 by default); 129: the split at every level.
+            for (m, n) in [
+                (1, 1),
+                (7, 7),
+                (60, 25),
+                (25, 60),
+                (70, 45),
+                (100, 100),
+                (130, 129),
+            ] {
                 let a = randn(600 + m as u64 + n as u64, &[m, n], dtype);
                 let (u, s, vt) = linalg::svd(&a).unwrap();
                 let k = m.min(n);
@@ -672,6 +682,40 @@ fn factorisation_errors_are_typed() {
         let sq = randn(903, &[2, 2], DType::F64);
         let e = linalg::solve(&sq, &b3).unwrap_err();
         assert!(matches!(e, Error::Shape { op: "solve", .. }), "{e}");
+    });
+}
+
+/// A complex128 SVD wide enough for the bidiagonal divide-and-conquer (from
+/// 32 columns): U diag(s) Vt gives A back, s sorted and non-negative.
+#[test]
+fn complex_svd_in_divide_and_conquer_reconstructs() {
+    on_every_engine_lenient(|_e| {
+        let n = 48;
+        let re = vals(&randn(960, &[n, n], DType::F64));
+        let im = vals(&randn(961, &[n, n], DType::F64));
+        let z: Vec<Complex64> = re
+            .iter()
+            .zip(&im)
+            .map(|(&r, &i)| Complex64::new(r, i))
+            .collect();
+        let a = Array::from_vec(z.clone(), &[n, n]).unwrap();
+        let (u, s, vt) = linalg::svd(&a).unwrap();
+        let (u, s, vt) = (
+            u.to_vec::<Complex64>().unwrap(),
+            s.to_vec::<f64>().unwrap(),
+            vt.to_vec::<Complex64>().unwrap(),
+        );
+        assert!(s.windows(2).all(|w| w[0] >= w[1]) && s[n - 1] >= 0.0);
+        let scale: f64 = z.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        for i in 0..n {
+            for j in 0..n {
+                let back: Complex64 = (0..n).map(|p| u[i * n + p] * s[p] * vt[p * n + j]).sum();
+                assert!(
+                    (back - z[i * n + j]).norm() < 1e-12 * n as f64 * scale,
+                    "[{i},{j}]"
+                );
+            }
+        }
     });
 }
 
