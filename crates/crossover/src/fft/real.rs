@@ -3,7 +3,9 @@
 //! non-negative frequencies of the last transformed axis.
 
 use super::kernels::{c2c_axis, c2r_rows, r2c_rows, FftFloat};
-use super::{axis_and_len, check_input, check_last_two, check_len, load_value, record, slice_mut};
+use super::{
+    axis_and_len, check_input, check_last_two, check_len, load_value, real_input, record, slice_mut,
+};
 use super::{FftOp, Kind, Norm, Precision};
 use crate::array::{Array, Value};
 use crate::buffer::Buffer;
@@ -93,10 +95,10 @@ impl FftOp {
                 let mut work_shape = out_shape.clone();
                 work_shape[nd - 1] = self.real_len(axis);
                 let n = work_shape[nd - 1];
-                let mut real = vec![T::of(0.0); numel(&work_shape)];
-                load_value(x, &x.layout, &mut real, &work_shape);
+                let mut copy = Vec::new();
+                let real = real_input::<T>(x, &work_shape, &mut copy);
                 let o = slice_mut::<Complex<T>>(out, T::COMPLEX);
-                r2c_rows(&real, n, o, out_shape[nd - 1], self.scale(n, false));
+                r2c_rows(real, n, o, out_shape[nd - 1], self.scale(n, false));
             }
             Kind::R2c2 => {
                 let mut work_shape = out_shape.clone();
@@ -104,10 +106,10 @@ impl FftOp {
                 let (n1, n2) = (work_shape[nd - 2], work_shape[nd - 1]);
                 let h = out_shape[nd - 1];
                 let batch = numel(&out_shape[..nd - 2]);
-                let mut real = vec![T::of(0.0); numel(&work_shape)];
-                load_value(x, &x.layout, &mut real, &work_shape);
+                let mut copy = Vec::new();
+                let real = real_input::<T>(x, &work_shape, &mut copy);
                 let o = slice_mut::<Complex<T>>(out, T::COMPLEX);
-                r2c_rows(&real, n2, o, h, None);
+                r2c_rows(real, n2, o, h, None);
                 c2c_axis(o, batch, n1, h, h, false, self.scale(n1 * n2, false));
             }
             Kind::C2r { .. } => {

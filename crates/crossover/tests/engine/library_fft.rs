@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use crossover::fft::{self, Norm};
-use crossover::{Array, DType, Error, Generator};
+use crossover::{Array, DType, Error, Generator, SliceArg};
 use num_complex::{Complex32, Complex64};
 use std::f64::consts::PI;
 
@@ -261,6 +261,58 @@ fn fft2_matches_dft_real_and_complex() {
                     "real {n1}x{n2}"
                 );
             }
+        }
+    });
+}
+
+/// Real transforms read a contiguous input in place: an offset view (rows
+/// 1.. of a matrix), float32 and float64, against float64 DFTs; an int32
+/// input and a transposed view are converted first and agree too.
+#[test]
+fn real_transforms_of_offset_views_and_other_dtypes() {
+    on_every_engine_lenient(|_e| {
+        let (n1, n2) = (6, 10);
+        for dtype in [DType::F64, DType::F32, DType::I32] {
+            let base = randn(90, &[n1 + 1, n2], DType::F64)
+                .mul(8.0)
+                .unwrap()
+                .cast(dtype)
+                .unwrap();
+            let v = base
+                .slice(&[SliceArg::range(1, (n1 + 1) as isize)])
+                .unwrap();
+            let vals: Vec<Complex64> = v
+                .to_vec_f64()
+                .unwrap()
+                .into_iter()
+                .map(|x| Complex64::new(x, 0.0))
+                .collect();
+            let tol = if dtype == DType::F32 { 1e-4 } else { 1e-11 };
+            let want = dft2(&vals, n1, n2, false);
+            let got = c64(&fft::fft2(&v, Norm::Backward).unwrap());
+            assert!(max_err(&got, &want) < tol, "fft2 {dtype}");
+            let h = n2 / 2 + 1;
+            let half = c64(&fft::rfft2(&v, Norm::Backward).unwrap());
+            let want_half: Vec<Complex64> = (0..n1)
+                .flat_map(|r| want[r * n2..r * n2 + h].to_vec())
+                .collect();
+            assert!(max_err(&half, &want_half) < tol, "rfft2 {dtype}");
+            let rows = c64(&fft::rfft(&v, None, -1, Norm::Backward).unwrap());
+            for r in 0..n1 {
+                let d = dft(&vals[r * n2..(r + 1) * n2], false);
+                assert!(
+                    max_err(&rows[r * h..(r + 1) * h], &d[..h]) < tol,
+                    "rfft {dtype}"
+                );
+            }
+            // A transposed view: copied first, same transform of its values.
+            let t = v.transpose().unwrap();
+            let tv: Vec<Complex64> = (0..n2 * n1).map(|i| vals[(i % n1) * n2 + i / n1]).collect();
+            let got = c64(&fft::fft2(&t, Norm::Backward).unwrap());
+            assert!(
+                max_err(&got, &dft2(&tv, n2, n1, false)) < tol,
+                "fft2 of .T {dtype}"
+            );
         }
     });
 }
