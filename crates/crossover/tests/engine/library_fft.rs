@@ -51,6 +51,15 @@ fn scale(norm: Norm, n: usize, inverse: bool) -> f64 {
     }
 }
 
+/// A real array's values as complex128 (zero imaginary parts).
+fn real_as_complex(a: &Array) -> Vec<Complex64> {
+    a.to_vec_f64()
+        .unwrap()
+        .into_iter()
+        .map(|v| Complex64::new(v, 0.0))
+        .collect()
+}
+
 fn c64(a: &Array) -> Vec<Complex64> {
     match a.dtype() {
         DType::C128 => a.to_vec::<Complex64>().unwrap(),
@@ -105,12 +114,7 @@ fn fft_of_real_input_single_and_double() {
         for n in [1usize, 7, 64, 1000] {
             for dtype in [DType::F32, DType::F64] {
                 let x = randn(10 + n as u64, &[n], dtype);
-                let xv: Vec<Complex64> = x
-                    .to_vec_f64()
-                    .unwrap()
-                    .into_iter()
-                    .map(|r| Complex64::new(r, 0.0))
-                    .collect();
+                let xv = real_as_complex(&x);
                 let y = fft::fft(&x, None, 0, Norm::Ortho).unwrap();
                 assert_eq!(
                     y.dtype(),
@@ -242,12 +246,7 @@ fn fft2_matches_dft_real_and_complex() {
             }
             // Real input takes the Hermitian path.
             let r = randn(60 + (n1 * n2) as u64, &[2, n1, n2], DType::F64);
-            let rv: Vec<Complex64> = r
-                .to_vec::<f64>()
-                .unwrap()
-                .into_iter()
-                .map(|v| Complex64::new(v, 0.0))
-                .collect();
+            let rv = real_as_complex(&r);
             let y = c64(&fft::fft2(&r, Norm::Ortho).unwrap());
             let f = scale(Norm::Ortho, n1 * n2, false);
             for b in 0..2 {
@@ -281,12 +280,7 @@ fn real_transforms_of_offset_views_and_other_dtypes() {
             let v = base
                 .slice(&[SliceArg::range(1, (n1 + 1) as isize)])
                 .unwrap();
-            let vals: Vec<Complex64> = v
-                .to_vec_f64()
-                .unwrap()
-                .into_iter()
-                .map(|x| Complex64::new(x, 0.0))
-                .collect();
+            let vals = real_as_complex(&v);
             let tol = if dtype == DType::F32 { 1e-4 } else { 1e-11 };
             let want = dft2(&vals, n1, n2, false);
             let got = c64(&fft::fft2(&v, Norm::Backward).unwrap());
@@ -324,12 +318,7 @@ fn fft2_large_real_f32_against_complex_path() {
         let x = randn(70, &[1023, 130], DType::F32);
         let fast = c64(&fft::fft2(&x, Norm::Backward).unwrap());
         // Same data as complex128 through the general path.
-        let z: Vec<Complex64> = x
-            .to_vec_f64()
-            .unwrap()
-            .into_iter()
-            .map(|v| Complex64::new(v, 0.0))
-            .collect();
+        let z = real_as_complex(&x);
         let zc = Array::from_vec(z, &[1023, 130]).unwrap();
         let slow = c64(&fft::fft2(&zc, Norm::Backward).unwrap());
         let e = max_err(&fast, &slow);

@@ -685,6 +685,35 @@ fn factorisation_errors_are_typed() {
     });
 }
 
+/// An n x n complex128 matrix from real and imaginary parts (row-major).
+fn complex_square(re: &[f64], im: &[f64], n: usize) -> (Array, Vec<Complex64>) {
+    let z: Vec<Complex64> = re
+        .iter()
+        .zip(im)
+        .map(|(&r, &i)| Complex64::new(r, i))
+        .collect();
+    (Array::from_vec(z.clone(), &[n, n]).unwrap(), z)
+}
+
+/// `svd(a)` of the n x n complex128 `z`: singular values sorted and
+/// non-negative, and U diag(s) Vt within `tol` of every element.
+fn assert_complex_svd_reconstructs(a: &Array, z: &[Complex64], n: usize, tol: f64) {
+    let (u, s, vt) = linalg::svd(a).unwrap();
+    assert_eq!(s.dtype(), DType::F64);
+    let (u, s, vt) = (
+        u.to_vec::<Complex64>().unwrap(),
+        s.to_vec::<f64>().unwrap(),
+        vt.to_vec::<Complex64>().unwrap(),
+    );
+    assert!(s.windows(2).all(|w| w[0] >= w[1]) && s[n - 1] >= 0.0);
+    for i in 0..n {
+        for j in 0..n {
+            let back: Complex64 = (0..n).map(|p| u[i * n + p] * s[p] * vt[p * n + j]).sum();
+            assert!((back - z[i * n + j]).norm() < tol, "[{i},{j}]");
+        }
+    }
+}
+
 /// A complex128 SVD wide enough for the bidiagonal divide-and-conquer (from
 /// 32 columns): U diag(s) Vt gives A back, s sorted and non-negative.
 #[test]
@@ -693,29 +722,9 @@ fn complex_svd_in_divide_and_conquer_reconstructs() {
         let n = 48;
         let re = vals(&randn(960, &[n, n], DType::F64));
         let im = vals(&randn(961, &[n, n], DType::F64));
-        let z: Vec<Complex64> = re
-            .iter()
-            .zip(&im)
-            .map(|(&r, &i)| Complex64::new(r, i))
-            .collect();
-        let a = Array::from_vec(z.clone(), &[n, n]).unwrap();
-        let (u, s, vt) = linalg::svd(&a).unwrap();
-        let (u, s, vt) = (
-            u.to_vec::<Complex64>().unwrap(),
-            s.to_vec::<f64>().unwrap(),
-            vt.to_vec::<Complex64>().unwrap(),
-        );
-        assert!(s.windows(2).all(|w| w[0] >= w[1]) && s[n - 1] >= 0.0);
+        let (a, z) = complex_square(&re, &im, n);
         let scale: f64 = z.iter().map(|v| v.norm()).fold(0.0, f64::max);
-        for i in 0..n {
-            for j in 0..n {
-                let back: Complex64 = (0..n).map(|p| u[i * n + p] * s[p] * vt[p * n + j]).sum();
-                assert!(
-                    (back - z[i * n + j]).norm() < 1e-12 * n as f64 * scale,
-                    "[{i},{j}]"
-                );
-            }
-        }
+        assert_complex_svd_reconstructs(&a, &z, n, 1e-12 * n as f64 * scale);
     });
 }
 
@@ -725,12 +734,7 @@ fn complex_solve_and_svd() {
         let n = 6;
         let re = vals(&well_conditioned(950, n, DType::F64));
         let im = vals(&randn(951, &[n, n], DType::F64));
-        let z: Vec<Complex64> = re
-            .iter()
-            .zip(&im)
-            .map(|(&r, &i)| Complex64::new(r, i))
-            .collect();
-        let a = Array::from_vec(z.clone(), &[n, n]).unwrap();
+        let (a, z) = complex_square(&re, &im, n);
         let bz: Vec<Complex64> = (0..n).map(|i| Complex64::new(i as f64, 1.0)).collect();
         let b = Array::from_vec(bz.clone(), &[n]).unwrap();
         let x = linalg::solve(&a, &b)
@@ -777,19 +781,7 @@ fn complex_solve_and_svd() {
                 assert!((av - v[i * n + j] * w[j]).norm() < 1e-8);
             }
         }
-        let (u, s, vt) = linalg::svd(&a).unwrap();
-        assert_eq!(s.dtype(), DType::F64);
-        let (u, s, vt) = (
-            u.to_vec::<Complex64>().unwrap(),
-            s.to_vec::<f64>().unwrap(),
-            vt.to_vec::<Complex64>().unwrap(),
-        );
-        for i in 0..n {
-            for j in 0..n {
-                let back: Complex64 = (0..n).map(|p| u[i * n + p] * s[p] * vt[p * n + j]).sum();
-                assert!((back - z[i * n + j]).norm() < 1e-9);
-            }
-        }
+        assert_complex_svd_reconstructs(&a, &z, n, 1e-9);
         let d = linalg::det(&a).unwrap().to_vec::<Complex64>().unwrap()[0];
         let d2 = linalg::det(&a.matmul(&a).unwrap())
             .unwrap()
