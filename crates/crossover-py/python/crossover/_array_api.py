@@ -119,6 +119,8 @@ def _check_dtype(dtype: Any, what: str) -> None:
 def _strict(value: Any, what: str) -> Any:
     """A fallback's NumPy array of a dtype crossover cannot hold becomes the
     error the standard's namespace owes, not a NumPy array."""
+    if type(value) is _C.ndarray:
+        return value  # the common case, first: an engine result
     if isinstance(value, (np.ndarray, np.generic)):
         # NumPy gives 0-d results as scalars: the standard wants arrays.
         if value.dtype.name not in DTYPES:

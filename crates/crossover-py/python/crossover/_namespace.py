@@ -98,8 +98,10 @@ def routed(np_func: Any, qualname: str,
 
     def f(*args: Any, **kwargs: Any) -> Any:
         if method is not None and not kwargs and len(args) == 1 and type(args[0]) is ndarray:
-            r = getattr(args[0], method)()
-        elif (impl := impls.get(np_func)) is None:
+            # The array's own method: an engine result, which `check`
+            # (a fallback's dtype rule) would return unchanged.
+            return getattr(args[0], method)()
+        if (impl := impls.get(np_func)) is None:
             r = _numpy.fallback(np_func, args, kwargs, why=None)
         else:
             try:
