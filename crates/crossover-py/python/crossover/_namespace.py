@@ -93,14 +93,16 @@ def routed(np_func: Any, qualname: str,
     # `_numpy.dispatch` inlined: this wrapper is the whole Python cost of
     # `xo.sum(x)` and friends, paid on every call.
     impls, fallback_type = _numpy._IMPL, _numpy._Fallback
-    method = _numpy.ONE_ARGUMENT_METHODS.get(np_func)
     ndarray = _numpy._C.ndarray
+    name = _numpy.ONE_ARGUMENT_METHODS.get(np_func)
+    # The method itself, looked up once (not by name on every call).
+    method = getattr(ndarray, name) if name is not None else None
 
     def f(*args: Any, **kwargs: Any) -> Any:
         if method is not None and not kwargs and len(args) == 1 and type(args[0]) is ndarray:
             # The array's own method: an engine result, which `check`
             # (a fallback's dtype rule) would return unchanged.
-            return getattr(args[0], method)()
+            return method(args[0])
         if (impl := impls.get(np_func)) is None:
             r = _numpy.fallback(np_func, args, kwargs, why=None)
         else:
