@@ -776,46 +776,5 @@ pub(crate) fn compare<T: Num>(op: BinaryOp, x: Arg<'_, T>, y: Arg<'_, T>, out: &
 }
 
 #[cfg(test)]
-mod chunk_tests {
-    use super::*;
-    use crate::dtype::Scalar;
-    use crate::expr::ir::SourceKind;
-
-    /// `where(x > 0.5, x*x, -x)` over a contiguous `dtype` input.
-    fn prepared_where(dtype: DType, data: Data<'_>) -> usize {
-        let mut p = Program::default();
-        p.sources.push(SourceKind::Buffer(dtype));
-        let x = p.push(InstKind::Load(0), dtype);
-        let half = p.push(InstKind::Const(Scalar::Float(0.5)), dtype);
-        let c = p.push(InstKind::Binary(BinaryOp::Gt, x, half), DType::Bool);
-        let sq = p.push(InstKind::Binary(BinaryOp::Mul, x, x), dtype);
-        let neg = p.push(InstKind::Unary(UnaryOp::Neg, x), dtype);
-        let w = p.push(InstKind::Where(c, sq, neg), dtype);
-        p.outputs.push(w);
-        let src = Bound::Buffer {
-            data,
-            access: Access::Contiguous { offset: 0 },
-        };
-        Prepared::new(&p, vec![src]).unwrap().chunk()
-    }
-
-    #[test]
-    fn wide_programs_take_chunks_that_fit_l1_and_loads_keep_the_longest() {
-        let (f64s, f32s) = ([0.0f64; 4], [0.0f32; 4]);
-        // float64: x (8) + mask (1) + three float64 registers (24) = 33
-        // bytes a point: 512 fit 24 KiB, 1024 do not.
-        assert_eq!(prepared_where(DType::F64, Data::F64(&f64s)), 512);
-        // float32: 4 + 1 + 12 = 17 bytes: 1024.
-        assert_eq!(prepared_where(DType::F32, Data::F32(&f32s)), 1024);
-        // A plain load (a sum of an input) keeps 2048: its bits stay.
-        let mut p = Program::default();
-        p.sources.push(SourceKind::Buffer(DType::F64));
-        let x = p.push(InstKind::Load(0), DType::F64);
-        p.outputs.push(x);
-        let src = Bound::Buffer {
-            data: Data::F64(&f64s),
-            access: Access::Contiguous { offset: 0 },
-        };
-        assert_eq!(Prepared::new(&p, vec![src]).unwrap().chunk(), CHUNK);
-    }
-}
+#[path = "interp_chunk_tests.rs"]
+mod chunk_tests;
