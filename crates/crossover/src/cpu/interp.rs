@@ -53,7 +53,7 @@ pub enum Bound<'a> {
 
 /// Where a register's values are during a chunk.
 #[derive(Clone, Copy, Debug)]
-enum RegKind {
+pub(super) enum RegKind {
     /// Read in place from a contiguous source at `offset + start`.
     Direct { source: usize, offset: usize },
     /// The same value at every point.
@@ -65,9 +65,12 @@ enum RegKind {
 /// A program prepared for execution over bound sources.
 pub struct Prepared<'a> {
     pub program: &'a Program,
-    sources: Vec<Bound<'a>>,
-    kinds: Vec<RegKind>,
+    pub(super) sources: Vec<Bound<'a>>,
+    pub(super) kinds: Vec<RegKind>,
     pub slots: usize,
+    /// The compiled kernel that runs this program, where one does
+    /// ([`Prepared::attach_jit`]).
+    pub(super) jit: Option<super::jit::Bound>,
     /// Points per chunk for this program (a power of two, MIN_CHUNK..=CHUNK).
     chunk: usize,
     /// Set when an integer power met a negative exponent, which NumPy
@@ -210,6 +213,7 @@ impl<'a> Prepared<'a> {
             slots,
             chunk,
             negative_int_power: AtomicBool::new(false),
+            jit: None,
         })
     }
 

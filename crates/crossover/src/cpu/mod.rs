@@ -10,6 +10,7 @@ mod complex_special;
 pub(crate) mod direct;
 pub mod gather;
 pub mod interp;
+mod jit;
 pub mod math;
 pub mod math32_hyp;
 pub mod math32_inverse;
@@ -238,8 +239,15 @@ fn run_fused(
             },
         });
     }
-    let prep = Prepared::new(program, bound)?;
+    let mut prep = Prepared::new(program, bound)?;
     let n = k.numel();
+    if n >= jit::MIN_POINTS {
+        match reduce {
+            Some(plan) if reduce::sums_only(plan) => prep.attach_jit(jit::Mode::Sum),
+            None if prep.direct_output().is_some() => prep.attach_jit(jit::Mode::Store),
+            _ => {}
+        }
+    }
     let weight = 1.0 + program.flops_per_point() / 4.0;
     let work = n as f64 * weight;
     let parallel = work >= parallel_min_work() && threads() > 1;
@@ -287,6 +295,23 @@ fn run_fused(
 /// Evaluates points `a..b` chunk by chunk, writing each output register.
 fn elementwise_range(prep: &Prepared<'_>, outs: &[OutPtr], sc: &mut Scratch, a: usize, b: usize) {
     let direct = prep.direct_output();
+    if let (Some(kernel), Some(_)) = (prep.jit(), direct) {
+        // The compiled loop over whole blocks, the interpreter for the
+        // tail (pointwise results do not depend on the split).
+        let size = outs[0].dtype.size();
+        // SAFETY: this task owns points a..b of the output.
+        let bytes = unsafe { outs[0].slice_mut::<u8>(a * size, (b - a) * size) };
+        let blocks = (b - a) / jit::BLOCK;
+        let done = blocks * jit::BLOCK;
+        kernel.store_blocks(a, blocks, &mut bytes[..done * size]);
+        let mut p = done;
+        while p < b - a {
+            let len = prep.chunk().min(b - a - p);
+            prep.eval_chunk_into(sc, a + p, len, &mut bytes[p * size..(p + len) * size]);
+            p += len;
+        }
+        return;
+    }
     let mut p = a;
     while p < b {
         let len = prep.chunk().min(b - p);

@@ -427,6 +427,46 @@ fn finalize<T: RNum>(ops: &[ReduceOp], outs: &[OutPtr], st: &State<T>, k: usize)
     }
 }
 
+/// Whether a reduction needs only the sums of its values (sum, mean over
+/// trailing axes): a compiled kernel can then produce them
+/// ([`super::jit`]).
+pub(crate) fn sums_only(plan: &ReducePlan) -> bool {
+    let needs = Needs::of(&plan.ops);
+    plan.mode == ReduceMode::Inner
+        && needs.sum
+        && !(needs.prod || needs.moments || needs.min || needs.max)
+}
+
+/// A sum-only state for points `at..at + len` of `reg` (the program's
+/// output) from a compiled kernel: its lanes over whole blocks, the
+/// interpreter's values for the tail, folded as `sum_lanes` folds them, so
+/// the bits are the interpreter's.
+fn compiled_segment<T: RNum>(
+    prep: &Prepared<'_>,
+    kernel: &super::jit::Bound,
+    sc: &mut Scratch,
+    reg: Reg,
+    at: usize,
+    len: usize,
+) -> State<T> {
+    let blocks = len / super::jit::BLOCK;
+    let lanes = kernel.sum_blocks(at, blocks);
+    let (tail_at, tail) = (at + blocks * super::jit::BLOCK, len % super::jit::BLOCK);
+    let mut rest = 0.0;
+    if tail > 0 {
+        prep.eval_chunk(sc, tail_at, tail);
+        match prep.arg::<T>(sc, reg, tail_at, tail) {
+            Arg::Slice(v) => v.iter().for_each(|x| rest += x.to_f64()),
+            Arg::Splat(x) => (0..tail).for_each(|_| rest += x.to_f64()),
+        }
+    }
+    let mut s = State::empty();
+    s.n = len as u64;
+    s.sum = lanes.iter().sum::<f64>() + rest;
+    s.mean = s.sum / len as f64;
+    s
+}
+
 /// Runs a reduction kernel.
 pub(crate) fn run(prep: &Prepared<'_>, plan: &ReducePlan, outs: &[OutPtr], parallel: bool) {
     let reg = value_register(prep, plan);
@@ -562,6 +602,37 @@ task_impls! {
     f64 => segment_f64, rows_f64
 }
 
+/// The row being accumulated: (row, state, whether it started at the row's
+/// first point).
+type Current<T> = Option<(usize, State<T>, bool)>;
+
+/// Adds a segment's state (of row `k`, from point `r` of the row) to the
+/// current row, finalising the row it ends (when the task holds all of it)
+/// or keeping it as the task's first, partial row.
+fn merge_segment<T: RNum>(
+    plan: &ReducePlan,
+    outs: &[OutPtr],
+    needs: Needs,
+    cur: &mut Current<T>,
+    first: &mut Partial<T>,
+    (k, r): (usize, usize),
+    st: State<T>,
+) {
+    match cur {
+        Some((ck, cs, _)) if *ck == k => cs.merge(&st, needs),
+        _ => {
+            if let Some((ck, cs, whole)) = cur.take() {
+                if whole {
+                    finalize(&plan.ops, outs, &cs, ck);
+                } else {
+                    *first = Some((ck, cs));
+                }
+            }
+            *cur = Some((k, st, r == 0));
+        }
+    }
+}
+
 /// Reduces points `a..b` of the iteration space. Rows wholly inside are
 /// finalised directly; the (at most two) rows cut by the task edges come
 /// back as partial states.
@@ -578,12 +649,16 @@ fn inner_task<T: Tasks>(
 ) -> (Partial<T>, Partial<T>) {
     let r_len = plan.reduced;
     let mut first: Partial<T> = None;
-    let mut cur: Option<(usize, State<T>, bool)> = None; // (k, state, started at row start)
-                                                         // An extreme (min/max/argmin/argmax) of a value read straight from
-                                                         // memory takes whole rows of the task as segments: no chunk evaluation
-                                                         // and far fewer state merges. Only extremes: they are exact whatever the
-                                                         // grouping, where a sum's bits depend on the segments.
+    let mut cur: Current<T> = None;
+    // An extreme (min/max/argmin/argmax) of a value read straight from
+    // memory takes whole rows of the task as segments: no chunk evaluation
+    // and far fewer state merges. Only extremes: they are exact whatever the
+    // grouping, where a sum's bits depend on the segments.
     let whole = prep.reads_directly(out_reg) && !(needs.sum || needs.prod || needs.moments);
+    // A compiled kernel sums the program's output without evaluating chunks.
+    let compiled = prep
+        .jit()
+        .filter(|_| out_reg == prep.program.outputs[0] && sums_only(plan));
     let mut p = a;
     while p < b {
         let len = if whole {
@@ -591,16 +666,21 @@ fn inner_task<T: Tasks>(
         } else {
             prep.chunk().min(b - p)
         };
-        if !whole {
+        if !whole && compiled.is_none() {
             prep.eval_chunk(sc, p, len);
         }
-        let vals = prep.arg::<T>(sc, out_reg, p, len);
         let mut off = 0usize;
         while off < len {
             let i = p + off;
             let (k, r) = (i / r_len, i % r_len);
             let seg = (r_len - r).min(len - off);
-            let v = match vals {
+            if let Some(kernel) = compiled {
+                let st = compiled_segment::<T>(prep, kernel, sc, out_reg, i, seg);
+                merge_segment(plan, outs, needs, &mut cur, &mut first, (k, r), st);
+                off += seg;
+                continue;
+            }
+            let v = match prep.arg::<T>(sc, out_reg, p, len) {
                 Arg::Slice(s) => Arg::Slice(&s[off..off + seg]),
                 Arg::Splat(x) => Arg::Splat(x),
             };
@@ -614,19 +694,7 @@ fn inner_task<T: Tasks>(
                     st.m2 = f64::NAN;
                 }
             }
-            match &mut cur {
-                Some((ck, cs, _)) if *ck == k => cs.merge(&st, needs),
-                _ => {
-                    if let Some((ck, cs, whole)) = cur.take() {
-                        if whole {
-                            finalize(&plan.ops, outs, &cs, ck);
-                        } else {
-                            first = Some((ck, cs));
-                        }
-                    }
-                    cur = Some((k, st, r == 0));
-                }
-            }
+            merge_segment(plan, outs, needs, &mut cur, &mut first, (k, r), st);
             off += seg;
         }
         p += len;

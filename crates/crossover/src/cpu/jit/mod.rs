@@ -1,0 +1,479 @@
+//! Fused programs compiled to machine code (x86-64 with AVX-512).
+//!
+//! The chunked interpreter runs each instruction as its own loop over a
+//! chunk and stores every intermediate value: on this project's AVX-512
+//! machine a 512-bit store costs about 0.07 ns a float64 point, so
+//! `sum(where(x > 0.5, x*x, -x))` (four instructions) ran at 0.47 ns a
+//! point where one loop that keeps everything in registers takes 0.08. For
+//! the programs whose every instruction has one AVX-512 instruction
+//! (arithmetic, `sqrt`, `abs`, negation, comparisons feeding `where`, on
+//! one float dtype, reading contiguous inputs and constants), this module
+//! emits that loop ([`x86`]), caches it by the program's structure
+//! (constants are arguments), and runs it over 16-point blocks. Results
+//! are bit-identical to the interpreter's: the same IEEE operations in the
+//! same order, and a sum accumulates the same 16 float64 lanes as
+//! `reduce.rs`'s `sum_lanes`; the interpreter still computes the tail of a
+//! range that is not a whole number of blocks.
+//!
+//! Anything else (transcendentals, integers, casts, gathers, several
+//! outputs, other CPUs, `CROSSOVER_SIMD` below AVX-512, `CROSSOVER_JIT=0`)
+//! runs in the interpreter.
+
+use super::interp::{Bound as Source, Data, Prepared, RegKind, Val};
+use crate::dtype::DType;
+use crate::expr::ir::{InstKind, Reg};
+use crate::op::{BinaryOp, UnaryOp};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
+#[cfg(target_arch = "x86_64")]
+use x86::MAX_SOURCES;
+#[cfg(not(target_arch = "x86_64"))]
+const MAX_SOURCES: usize = 0;
+
+/// Points a kernel call handles at a time (the tail is the interpreter's).
+pub(crate) const BLOCK: usize = 16;
+
+/// Fewest points for which a program is looked up (and compiled once): a
+/// smaller kernel's time is its fixed cost, which the lookup would add to.
+pub(crate) const MIN_POINTS: usize = 4096;
+
+/// Most kernels kept; programs beyond stay in the interpreter.
+const MAX_KERNELS: usize = 4096;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Float {
+    F32,
+    F64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Mode {
+    /// 16 float64 lane sums of the output.
+    Sum,
+    /// The output's values, stored.
+    Store,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Unary {
+    Neg,
+    Abs,
+    Square,
+    Sqrt,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+#[cfg(target_arch = "x86_64")]
+use x86::Cmp;
+
+/// A register-machine node: operands are indices of earlier nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Node {
+    /// Contiguous input `j`.
+    Source(usize),
+    /// Constant `k` (a kernel argument).
+    Splat(usize),
+    Unary(Unary, usize),
+    Binary(Binary, usize, usize),
+    /// A comparison (a mask, used only by selects).
+    #[cfg(target_arch = "x86_64")]
+    Cmp(Cmp, usize, usize),
+    /// `mask ? a : b`.
+    Select(usize, usize, usize),
+}
+
+impl Node {
+    fn operands(&self) -> impl Iterator<Item = usize> {
+        let (a, b, c) = match *self {
+            Node::Source(_) | Node::Splat(_) => (None, None, None),
+            Node::Unary(_, a) => (Some(a), None, None),
+            Node::Binary(_, a, b) => (Some(a), Some(b), None),
+            #[cfg(target_arch = "x86_64")]
+            Node::Cmp(_, a, b) => (Some(a), Some(b), None),
+            Node::Select(c, a, b) => (Some(c), Some(a), Some(b)),
+        };
+        [a, b, c].into_iter().flatten()
+    }
+}
+
+/// A program in the kernel's terms: the cache key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Spec {
+    float: Float,
+    mode: Mode,
+    nodes: Vec<Node>,
+    output: usize,
+    sources: usize,
+    splats: usize,
+    /// Splats holding the sign bit and all other bits (for `-x`, `|x|`).
+    sign_mask: Option<usize>,
+    abs_mask: Option<usize>,
+}
+
+type KernelFn = unsafe extern "C" fn(*const *const u8, *const u64, usize, *mut u8);
+
+/// Compiled code in executable memory (kept for the process's life).
+pub(crate) struct Kernel {
+    entry: KernelFn,
+}
+
+/// A kernel bound to one prepared program: where its sources are and the
+/// bits of its constants.
+pub(crate) struct Bound {
+    kernel: Arc<Kernel>,
+    /// Bytes per value.
+    size: usize,
+    /// Each source's address at point 0 and the points readable from there.
+    sources: Vec<(usize, usize)>,
+    splats: Vec<u64>,
+}
+
+#[derive(Clone, Copy)]
+enum Splat {
+    Reg(Reg),
+    Bits(u64),
+}
+
+/// Whether compiled kernels may be used here: x86-64 with AVX-512, the
+/// SIMD level not capped below it, `CROSSOVER_JIT` not `0`/`off`.
+pub(crate) fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        let off = matches!(
+            std::env::var("CROSSOVER_JIT").ok().as_deref(),
+            Some("0" | "off" | "false")
+        );
+        cfg!(target_arch = "x86_64")
+            && !off
+            && super::simd::level() == super::simd::SimdLevel::Avx512
+    })
+}
+
+/// The kernel for `prep`'s program in `mode`, compiled on first use; `None`
+/// when the program has something the compiler does not cover.
+pub(crate) fn bind(prep: &Prepared<'_>, mode: Mode) -> Option<Bound> {
+    if !enabled() {
+        return None;
+    }
+    let (spec, sources, splats) = lower(prep, mode)?;
+    let kernel = compiled(&spec)?;
+    let sources = sources
+        .iter()
+        .map(|&r| prep.in_place_bytes(r))
+        .collect::<Option<Vec<_>>>()?;
+    let splats = splats
+        .iter()
+        .map(|s| match *s {
+            Splat::Bits(b) => Some(b),
+            Splat::Reg(r) => prep.splat_bits(r),
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let size = match spec.float {
+        Float::F64 => 8,
+        Float::F32 => 4,
+    };
+    Some(Bound {
+        kernel,
+        size,
+        sources,
+        splats,
+    })
+}
+
+fn compiled(spec: &Spec) -> Option<Arc<Kernel>> {
+    static CACHE: OnceLock<Mutex<HashMap<Spec, Option<Arc<Kernel>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = map.get(spec) {
+        return k.clone();
+    }
+    if map.len() >= MAX_KERNELS {
+        return None;
+    }
+    let kernel = compile(spec).map(Arc::new);
+    map.insert(spec.clone(), kernel.clone());
+    kernel
+}
+
+#[cfg(target_arch = "x86_64")]
+fn compile(spec: &Spec) -> Option<Kernel> {
+    let code = x86::emit(spec)?;
+    let entry = exec::install(&code)?;
+    // SAFETY: `code` is a complete function with KernelFn's signature in the
+    // System V convention (x86.rs), now in executable memory never freed.
+    let entry = unsafe { std::mem::transmute::<*const u8, KernelFn>(entry) };
+    Some(Kernel { entry })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn compile(_: &Spec) -> Option<Kernel> {
+    None
+}
+
+mod exec {
+    /// Copies `code` into fresh read+execute pages (never unmapped).
+    pub(super) fn install(code: &[u8]) -> Option<*const u8> {
+        let len = code.len().max(1);
+        // SAFETY: an anonymous private mapping of `len` bytes, written only
+        // here before it becomes read+execute; the pointer is checked.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                return None;
+            }
+            std::ptr::copy_nonoverlapping(code.as_ptr(), p as *mut u8, code.len());
+            if libc::mprotect(p, len, libc::PROT_READ | libc::PROT_EXEC) != 0 {
+                libc::munmap(p, len);
+                return None;
+            }
+            Some(p as *const u8)
+        }
+    }
+}
+
+/// The program as kernel nodes, with the registers behind its sources and
+/// constants; `None` for anything the kernel does not cover.
+fn lower(prep: &Prepared<'_>, mode: Mode) -> Option<(Spec, Vec<Reg>, Vec<Splat>)> {
+    let program = prep.program;
+    let out = *program.outputs.first()?;
+    if program.outputs.len() != 1 || out as usize + 1 != program.insts.len() {
+        return None;
+    }
+    let float = match program.insts[out as usize].dtype {
+        DType::F64 => Float::F64,
+        DType::F32 => Float::F32,
+        _ => return None,
+    };
+    let dtype = program.insts[out as usize].dtype;
+    let mut nodes = Vec::with_capacity(program.insts.len());
+    let mut sources: Vec<Reg> = Vec::new();
+    let mut splats: Vec<Splat> = Vec::new();
+    let (mut sign_mask, mut abs_mask) = (None, None);
+    let (sign, all) = match float {
+        Float::F64 => (1u64 << 63, u64::MAX >> 1),
+        Float::F32 => (1u64 << 31, (u32::MAX >> 1) as u64),
+    };
+    let mask_splat = |slot: &mut Option<usize>, bits: u64, splats: &mut Vec<Splat>| {
+        *slot.get_or_insert_with(|| {
+            splats.push(Splat::Bits(bits));
+            splats.len() - 1
+        })
+    };
+    let mut is_mask = vec![false; program.insts.len()];
+    for (r, inst) in program.insts.iter().enumerate() {
+        let r = r as Reg;
+        let value_typed = inst.dtype == dtype;
+        let node = match &inst.kind {
+            InstKind::Load(_) | InstKind::Const(_) if value_typed => {
+                if prep.in_place_bytes(r).is_some() {
+                    if sources.len() == MAX_SOURCES {
+                        return None;
+                    }
+                    sources.push(r);
+                    Node::Source(sources.len() - 1)
+                } else if prep.splat_bits(r).is_some() {
+                    splats.push(Splat::Reg(r));
+                    Node::Splat(splats.len() - 1)
+                } else {
+                    return None;
+                }
+            }
+            InstKind::Unary(op, a) if value_typed && !is_mask[*a as usize] => {
+                let u = match op {
+                    UnaryOp::Neg => {
+                        mask_splat(&mut sign_mask, sign, &mut splats);
+                        Unary::Neg
+                    }
+                    UnaryOp::Abs => {
+                        mask_splat(&mut abs_mask, all, &mut splats);
+                        Unary::Abs
+                    }
+                    UnaryOp::Square => Unary::Square,
+                    UnaryOp::Sqrt => Unary::Sqrt,
+                    _ => return None,
+                };
+                Node::Unary(u, *a as usize)
+            }
+            InstKind::Binary(op, a, b)
+                if !is_mask[*a as usize]
+                    && !is_mask[*b as usize]
+                    && program.dtype(*a) == dtype
+                    && program.dtype(*b) == dtype =>
+            {
+                let (a, b) = (*a as usize, *b as usize);
+                match (op, value_typed) {
+                    (BinaryOp::Add, true) => Node::Binary(Binary::Add, a, b),
+                    (BinaryOp::Sub, true) => Node::Binary(Binary::Sub, a, b),
+                    (BinaryOp::Mul, true) => Node::Binary(Binary::Mul, a, b),
+                    (BinaryOp::Div, true) => Node::Binary(Binary::Div, a, b),
+                    #[cfg(target_arch = "x86_64")]
+                    (op, false) if op.is_comparison() && inst.dtype == DType::Bool => {
+                        is_mask[r as usize] = true;
+                        let c = match op {
+                            BinaryOp::Lt => Cmp::Lt,
+                            BinaryOp::Le => Cmp::Le,
+                            BinaryOp::Gt => Cmp::Gt,
+                            BinaryOp::Ge => Cmp::Ge,
+                            BinaryOp::Eq => Cmp::Eq,
+                            _ => Cmp::Ne,
+                        };
+                        Node::Cmp(c, a, b)
+                    }
+                    _ => return None,
+                }
+            }
+            InstKind::Where(c, a, b)
+                if value_typed
+                    && is_mask[*c as usize]
+                    && !is_mask[*a as usize]
+                    && !is_mask[*b as usize] =>
+            {
+                Node::Select(*c as usize, *a as usize, *b as usize)
+            }
+            _ => return None,
+        };
+        nodes.push(node);
+    }
+    // Masks feed selects only (a stored or summed bool is the interpreter's).
+    for (i, node) in nodes.iter().enumerate() {
+        for o in node.operands() {
+            if is_mask[o] && !matches!(node, Node::Select(c, ..) if *c == o) {
+                return None;
+            }
+        }
+        if is_mask[i] && i == out as usize {
+            return None;
+        }
+    }
+    // One instruction is already one loop in the interpreter.
+    let computed = nodes
+        .iter()
+        .filter(|n| !matches!(n, Node::Source(_) | Node::Splat(_)))
+        .count();
+    if computed < 2 {
+        return None;
+    }
+    let spec = Spec {
+        float,
+        mode,
+        nodes,
+        output: out as usize,
+        sources: sources.len(),
+        splats: splats.len(),
+        sign_mask,
+        abs_mask,
+    };
+    Some((spec, sources, splats))
+}
+
+impl Prepared<'_> {
+    /// For a float32/float64 register read in place: the address of its
+    /// value at point 0 and how many points can be read from there.
+    fn in_place_bytes(&self, r: Reg) -> Option<(usize, usize)> {
+        let RegKind::Direct { source, offset } = self.kinds[r as usize] else {
+            return None;
+        };
+        let Source::Buffer { data, .. } = &self.sources[source] else {
+            return None;
+        };
+        match data {
+            Data::F64(s) => s.get(offset..).map(|t| (t.as_ptr() as usize, t.len())),
+            Data::F32(s) => s.get(offset..).map(|t| (t.as_ptr() as usize, t.len())),
+            _ => None,
+        }
+    }
+
+    /// The bits of a float32/float64 constant register.
+    fn splat_bits(&self, r: Reg) -> Option<u64> {
+        match self.kinds[r as usize] {
+            RegKind::Splat(Val::F64(v)) => Some(v.to_bits()),
+            RegKind::Splat(Val::F32(v)) => Some(v.to_bits() as u64),
+            _ => None,
+        }
+    }
+
+    /// Compiles (or finds) the kernel that runs this program in `mode`,
+    /// where one can; the callers then use [`Prepared::jit`].
+    pub(crate) fn attach_jit(&mut self, mode: Mode) {
+        self.jit = bind(self, mode);
+    }
+
+    /// The compiled kernel attached to this program, if any.
+    pub(crate) fn jit(&self) -> Option<&Bound> {
+        self.jit.as_ref()
+    }
+}
+
+impl Bound {
+    /// Source pointers for points `start..start + len`, checked to lie
+    /// inside each source.
+    fn source_ptrs(&self, start: usize, len: usize) -> [*const u8; MAX_SOURCES] {
+        let mut ptrs = [std::ptr::null(); MAX_SOURCES];
+        for (p, &(addr, points)) in ptrs.iter_mut().zip(&self.sources) {
+            assert!(
+                start + len <= points,
+                "compiled kernel: range outside a source"
+            );
+            *p = (addr + start * self.size) as *const u8;
+        }
+        ptrs
+    }
+
+    /// The 16 float64 lane sums of the output over points
+    /// `start..start + 16 * blocks` (each lane from zero, as `sum_lanes`).
+    pub(crate) fn sum_blocks(&self, start: usize, blocks: usize) -> [f64; BLOCK] {
+        let mut lanes = [0f64; BLOCK];
+        let ptrs = self.source_ptrs(start, blocks * BLOCK);
+        // SAFETY: every source pointer starts at least 16 * blocks values
+        // of a live source (checked in `source_ptrs`; `Prepared` borrows
+        // the sources for longer than this call), the splats array has an
+        // entry per constant the kernel loads, and `lanes` holds the 16
+        // float64 values a sum kernel writes.
+        unsafe {
+            (self.kernel.entry)(
+                ptrs.as_ptr(),
+                self.splats.as_ptr(),
+                blocks,
+                lanes.as_mut_ptr() as *mut u8,
+            )
+        };
+        lanes
+    }
+
+    /// Writes the output's values for points `start..start + 16 * blocks`
+    /// into `out` (those points' bytes).
+    pub(crate) fn store_blocks(&self, start: usize, blocks: usize, out: &mut [u8]) {
+        assert!(out.len() >= blocks * BLOCK * self.size);
+        let ptrs = self.source_ptrs(start, blocks * BLOCK);
+        // SAFETY: as in `sum_blocks`; `out` holds 16 * blocks values
+        // (asserted above) and the kernel writes nothing else.
+        unsafe {
+            (self.kernel.entry)(
+                ptrs.as_ptr(),
+                self.splats.as_ptr(),
+                blocks,
+                out.as_mut_ptr(),
+            )
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests;
