@@ -1,11 +1,11 @@
-//! Fused programs compiled to machine code (x86-64 with AVX-512).
+//! Fused programs compiled to machine code (x86-64 with AVX-512 or AVX2).
 //!
 //! The chunked interpreter runs each instruction as its own loop over a
 //! chunk and stores every intermediate value: on this project's AVX-512
 //! machine a 512-bit store costs about 0.07 ns a float64 point, so
 //! `sum(where(x > 0.5, x*x, -x))` (four instructions) ran at 0.47 ns a
 //! point where one loop that keeps everything in registers takes 0.08. For
-//! the programs whose every instruction has one AVX-512 instruction
+//! the programs whose every instruction has one vector instruction
 //! (arithmetic, `sqrt`, `abs`, negation, comparisons feeding `where`, on
 //! one float dtype, reading contiguous inputs and constants), this module
 //! emits that loop ([`x86`]), caches it by the program's structure
@@ -16,7 +16,7 @@
 //! range that is not a whole number of blocks.
 //!
 //! Anything else (transcendentals, integers, casts, gathers, several
-//! outputs, other CPUs, `CROSSOVER_SIMD` below AVX-512, `CROSSOVER_JIT=0`)
+//! outputs, CPUs without AVX2, `CROSSOVER_SIMD=scalar`, `CROSSOVER_JIT=0`)
 //! runs in the interpreter.
 
 use super::interp::{Bound as Source, Data, Prepared, RegKind, Val};
@@ -74,7 +74,10 @@ pub(crate) enum Binary {
 }
 
 #[cfg(target_arch = "x86_64")]
-use x86::Cmp;
+use x86::{Cmp, Isa};
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Isa {}
 
 /// A register-machine node: operands are indices of earlier nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -109,6 +112,7 @@ impl Node {
 /// A program in the kernel's terms: the cache key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Spec {
+    isa: Isa,
     float: Float,
     mode: Mode,
     nodes: Vec<Node>,
@@ -131,6 +135,7 @@ pub(crate) struct Kernel {
 /// bits of its constants.
 pub(crate) struct Bound {
     kernel: Arc<Kernel>,
+    mode: Mode,
     /// Bytes per value.
     size: usize,
     /// Each source's address at point 0 and the points readable from there.
@@ -144,28 +149,42 @@ enum Splat {
     Bits(u64),
 }
 
-/// Whether compiled kernels may be used here: x86-64 with AVX-512, the
-/// SIMD level not capped below it, `CROSSOVER_JIT` not `0`/`off`.
-pub(crate) fn enabled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| {
+/// The instruction set compiled kernels use here: AVX-512 or AVX2 as
+/// `simd.rs` detected (and `CROSSOVER_SIMD` capped) it; none on other CPUs
+/// or with `CROSSOVER_JIT=0`.
+pub(crate) fn isa() -> Option<Isa> {
+    static ISA: OnceLock<Option<Isa>> = OnceLock::new();
+    *ISA.get_or_init(|| {
         let off = matches!(
             std::env::var("CROSSOVER_JIT").ok().as_deref(),
             Some("0" | "off" | "false")
         );
-        cfg!(target_arch = "x86_64")
-            && !off
-            && super::simd::level() == super::simd::SimdLevel::Avx512
+        if off {
+            return None;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            use super::simd::{level, SimdLevel};
+            match level() {
+                SimdLevel::Avx512 => Some(Isa::Avx512),
+                SimdLevel::Avx2 => Some(Isa::Avx2),
+                SimdLevel::Scalar => None,
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        None
     })
 }
 
 /// The kernel for `prep`'s program in `mode`, compiled on first use; `None`
 /// when the program has something the compiler does not cover.
 pub(crate) fn bind(prep: &Prepared<'_>, mode: Mode) -> Option<Bound> {
-    if !enabled() {
-        return None;
-    }
-    let (spec, sources, splats) = lower(prep, mode)?;
+    bind_for(prep, mode, isa()?)
+}
+
+/// [`bind`] for a given instruction set (the CPU must have it).
+fn bind_for(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<Bound> {
+    let (spec, sources, splats) = lower(prep, mode, isa)?;
     let kernel = compiled(&spec)?;
     let sources = sources
         .iter()
@@ -184,6 +203,7 @@ pub(crate) fn bind(prep: &Prepared<'_>, mode: Mode) -> Option<Bound> {
     };
     Some(Bound {
         kernel,
+        mode,
         size,
         sources,
         splats,
@@ -250,7 +270,7 @@ mod exec {
 
 /// The program as kernel nodes, with the registers behind its sources and
 /// constants; `None` for anything the kernel does not cover.
-fn lower(prep: &Prepared<'_>, mode: Mode) -> Option<(Spec, Vec<Reg>, Vec<Splat>)> {
+fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, Vec<Splat>)> {
     let program = prep.program;
     let out = *program.outputs.first()?;
     if program.outputs.len() != 1 || out as usize + 1 != program.insts.len() {
@@ -371,6 +391,7 @@ fn lower(prep: &Prepared<'_>, mode: Mode) -> Option<(Spec, Vec<Reg>, Vec<Splat>)
         return None;
     }
     let spec = Spec {
+        isa,
         float,
         mode,
         nodes,
@@ -436,42 +457,41 @@ impl Bound {
         ptrs
     }
 
-    /// The 16 float64 lane sums of the output over points
-    /// `start..start + 16 * blocks` (each lane from zero, as `sum_lanes`).
-    pub(crate) fn sum_blocks(&self, start: usize, blocks: usize) -> [f64; BLOCK] {
-        let mut lanes = [0f64; BLOCK];
+    /// Runs the kernel over `blocks` blocks from point `start`, writing to
+    /// `out`.
+    ///
+    /// # Safety
+    /// `out` must be writable for what the kernel's mode writes: 16
+    /// float64 lanes (Sum) or `16 * blocks` values (Store).
+    unsafe fn call(&self, start: usize, blocks: usize, out: *mut u8) {
         let ptrs = self.source_ptrs(start, blocks * BLOCK);
         // SAFETY: every source pointer starts at least 16 * blocks values
         // of a live source (checked in `source_ptrs`; `Prepared` borrows
         // the sources for longer than this call), the splats array has an
-        // entry per constant the kernel loads, and `lanes` holds the 16
-        // float64 values a sum kernel writes.
-        unsafe {
-            (self.kernel.entry)(
-                ptrs.as_ptr(),
-                self.splats.as_ptr(),
-                blocks,
-                lanes.as_mut_ptr() as *mut u8,
-            )
-        };
+        // entry per constant the kernel loads, and the caller vouches for
+        // `out`.
+        unsafe { (self.kernel.entry)(ptrs.as_ptr(), self.splats.as_ptr(), blocks, out) }
+    }
+
+    /// The 16 float64 lane sums of the output over points
+    /// `start..start + 16 * blocks` (each lane from zero, as `sum_lanes`).
+    pub(crate) fn sum_blocks(&self, start: usize, blocks: usize) -> [f64; BLOCK] {
+        assert_eq!(self.mode, Mode::Sum, "compiled kernel: not a sum");
+        let mut lanes = [0f64; BLOCK];
+        // SAFETY: a sum kernel writes its 16 float64 lanes, which `lanes`
+        // holds.
+        unsafe { self.call(start, blocks, lanes.as_mut_ptr() as *mut u8) };
         lanes
     }
 
     /// Writes the output's values for points `start..start + 16 * blocks`
     /// into `out` (those points' bytes).
     pub(crate) fn store_blocks(&self, start: usize, blocks: usize, out: &mut [u8]) {
+        assert_eq!(self.mode, Mode::Store, "compiled kernel: not a store");
         assert!(out.len() >= blocks * BLOCK * self.size);
-        let ptrs = self.source_ptrs(start, blocks * BLOCK);
-        // SAFETY: as in `sum_blocks`; `out` holds 16 * blocks values
-        // (asserted above) and the kernel writes nothing else.
-        unsafe {
-            (self.kernel.entry)(
-                ptrs.as_ptr(),
-                self.splats.as_ptr(),
-                blocks,
-                out.as_mut_ptr(),
-            )
-        };
+        // SAFETY: a store kernel writes 16 * blocks values, which `out`
+        // holds (asserted above).
+        unsafe { self.call(start, blocks, out.as_mut_ptr()) };
     }
 }
 

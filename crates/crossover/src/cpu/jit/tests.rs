@@ -8,14 +8,25 @@ use crate::cpu::interp::{Arg, Bound as Source, Scratch};
 use crate::dtype::Scalar;
 use crate::expr::ir::{Program, SourceKind};
 
-/// Skips (with the reason) where this CPU cannot run compiled kernels;
-/// the CI machine has AVX-512, so there they run.
-fn available() -> bool {
-    if !enabled() {
-        eprintln!("skipped: compiled kernels need x86-64 with AVX-512 (and CROSSOVER_JIT not 0)");
-        return false;
+/// The instruction sets this CPU runs: every test covers each. None is a
+/// skip, with the reason; the CI machine has AVX-512 and AVX2, so there
+/// both run.
+fn isas() -> Vec<Isa> {
+    #[allow(unused_mut)]
+    let mut found = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        if is_x86_feature_detected!("avx512f") {
+            found.push(Isa::Avx512);
+        }
+        if is_x86_feature_detected!("avx2") {
+            found.push(Isa::Avx2);
+        }
     }
-    true
+    if found.is_empty() {
+        eprintln!("skipped: compiled kernels need x86-64 with AVX2 or AVX-512");
+    }
+    found
 }
 
 /// Values with the awkward cases mixed into a deterministic pseudo-random
@@ -161,8 +172,15 @@ fn interpreted(prep: &Prepared<'_>, n: usize) -> Vec<f64> {
     vals
 }
 
-/// Runs `check(name, prep, n)` for every program, dtype and length.
-fn for_each_case(check: impl Fn(&str, &Prepared<'_>, usize)) {
+/// Runs `check(isa, name, prep, n)` for every instruction set, program,
+/// dtype and length.
+fn for_each_case(check: impl Fn(Isa, &str, &Prepared<'_>, usize)) {
+    for isa in isas() {
+        for_each_input(|name, prep, n| check(isa, name, prep, n));
+    }
+}
+
+fn for_each_input(check: impl Fn(&str, &Prepared<'_>, usize)) {
     for n in [1, 15, 16, 17, 100, 511, 4103] {
         let (x, y) = inputs(n);
         let (x32, y32): (Vec<f32>, Vec<f32>) = (
@@ -180,11 +198,9 @@ fn for_each_case(check: impl Fn(&str, &Prepared<'_>, usize)) {
 
 #[test]
 fn stored_values_are_the_interpreters_bits() {
-    if !available() {
-        return;
-    }
-    for_each_case(|name, prep, n| {
-        let kernel = bind(prep, Mode::Store).unwrap_or_else(|| panic!("{name}: not compiled"));
+    for_each_case(|isa, name, prep, n| {
+        let kernel = bind_for(prep, Mode::Store, isa)
+            .unwrap_or_else(|| panic!("{isa:?}, {name}: not compiled"));
         let want = interpreted(prep, n);
         let blocks = n / BLOCK;
         let got: Vec<f64> = if prep.program.dtype(prep.program.outputs[0]) == DType::F64 {
@@ -203,7 +219,7 @@ fn stored_values_are_the_interpreters_bits() {
             assert_eq!(
                 g.to_bits(),
                 w.to_bits(),
-                "{name}, n = {n}, point {i}: {g} against {w}"
+                "{isa:?}, {name}, n = {n}, point {i}: {g} against {w}"
             );
         }
     });
@@ -211,11 +227,9 @@ fn stored_values_are_the_interpreters_bits() {
 
 #[test]
 fn sum_lanes_are_the_interpreters_bits() {
-    if !available() {
-        return;
-    }
-    for_each_case(|name, prep, n| {
-        let kernel = bind(prep, Mode::Sum).unwrap_or_else(|| panic!("{name}: not compiled"));
+    for_each_case(|isa, name, prep, n| {
+        let kernel = bind_for(prep, Mode::Sum, isa)
+            .unwrap_or_else(|| panic!("{isa:?}, {name}: not compiled"));
         let vals = interpreted(prep, n);
         let blocks = n / BLOCK;
         // From point 16 on too: the kernel reads from where it is told.
@@ -239,7 +253,7 @@ fn sum_lanes_are_the_interpreters_bits() {
                 assert_eq!(
                     got[l].to_bits(),
                     want[l].to_bits(),
-                    "{name}, n = {n}, from block {start_block}, lane {l}: {} against {}",
+                    "{isa:?}, {name}, n = {n}, from block {start_block}, lane {l}: {} against {}",
                     got[l],
                     want[l]
                 );
@@ -256,11 +270,16 @@ fn bytes_of<T: crate::cpu::num::Pod>(v: &mut [T]) -> &mut [u8] {
 
 #[test]
 fn programs_outside_the_kernels_stay_in_the_interpreter() {
-    if !available() {
-        return;
+    for isa in isas() {
+        outside_programs(isa);
     }
+}
+
+fn outside_programs(isa: Isa) {
     let (x, y) = inputs(64);
-    let f64s = |p: &Program| bind(&prepare(p, Data::F64(&x), Data::F64(&y)), Mode::Store).is_some();
+    let f64s = |p: &Program| {
+        bind_for(&prepare(p, Data::F64(&x), Data::F64(&y)), Mode::Store, isa).is_some()
+    };
     let dt = DType::F64;
     // A transcendental.
     assert!(!f64s(&program(dt, |p, x, y| {
@@ -299,16 +318,19 @@ fn programs_outside_the_kernels_stay_in_the_interpreter() {
         access: Access::Contiguous { offset: 0 },
     };
     let prep = Prepared::new(&p, vec![strided, contiguous]).unwrap();
-    assert!(bind(&prep, Mode::Store).is_none());
+    assert!(bind_for(&prep, Mode::Store, isa).is_none());
     // The same program on contiguous inputs is compiled.
     assert!(f64s(&p));
 }
 
 #[test]
 fn a_summed_program_matches_a_float64_reference() {
-    if !available() {
-        return;
+    for isa in isas() {
+        summed_against_reference(isa);
     }
+}
+
+fn summed_against_reference(isa: Isa) {
     // sum(where(x > 0.5, x*x, -x)) over finite values against a plain
     // float64 loop, within a relative 1e-12.
     let n = 10_000;
@@ -318,7 +340,7 @@ fn a_summed_program_matches_a_float64_reference() {
         .collect();
     let (name, p) = programs(DType::F64).remove(0);
     let prep = prepare(&p, Data::F64(&x), Data::F64(&x));
-    let kernel = bind(&prep, Mode::Sum).unwrap();
+    let kernel = bind_for(&prep, Mode::Sum, isa).unwrap();
     let blocks = n / BLOCK;
     let lanes = kernel.sum_blocks(0, blocks);
     let got: f64 = lanes.iter().sum();
@@ -328,6 +350,6 @@ fn a_summed_program_matches_a_float64_reference() {
         .sum();
     assert!(
         ((got - want) / want).abs() < 1e-12,
-        "{name}: {got} against {want}"
+        "{isa:?}, {name}: {got} against {want}"
     );
 }
