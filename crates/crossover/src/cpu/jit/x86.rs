@@ -16,6 +16,71 @@ use super::{Binary, Float, Mode, Node, Spec, Unary};
 use iced_x86::code_asm::*;
 use iced_x86::IcedError;
 
+/// The methods whose code is the same on both instruction sets but for the
+/// register names and the memory operand's width: `$r` the register
+/// array, `$ptr` iced's memory-operand constructor.
+macro_rules! shared_vector_ops {
+    ($r:ident, $ptr:ident) => {
+        fn load(
+            &mut self,
+            f64: bool,
+            dst: usize,
+            base: AsmRegister64,
+            disp: i32,
+        ) -> Result<(), IcedError> {
+            let m = $ptr(base + rdi + disp);
+            if f64 {
+                self.a.vmovupd($r[dst], m)
+            } else {
+                self.a.vmovups($r[dst], m)
+            }
+        }
+        fn broadcast(&mut self, f64: bool, dst: usize, k: usize) -> Result<(), IcedError> {
+            if f64 {
+                self.a.vbroadcastsd($r[dst], qword_ptr(rsi + 8 * k as i32))
+            } else {
+                self.a.vbroadcastss($r[dst], dword_ptr(rsi + 8 * k as i32))
+            }
+        }
+        fn sqrt(&mut self, f64: bool, dst: usize, x: usize) -> Result<(), IcedError> {
+            if f64 {
+                self.a.vsqrtpd($r[dst], $r[x])
+            } else {
+                self.a.vsqrtps($r[dst], $r[x])
+            }
+        }
+        fn binary(
+            &mut self,
+            f64: bool,
+            op: Binary,
+            dst: usize,
+            x: usize,
+            y: usize,
+        ) -> Result<(), IcedError> {
+            let (d, x, y) = ($r[dst], $r[x], $r[y]);
+            match (op, f64) {
+                (Binary::Add, true) => self.a.vaddpd(d, x, y),
+                (Binary::Add, false) => self.a.vaddps(d, x, y),
+                (Binary::Sub, true) => self.a.vsubpd(d, x, y),
+                (Binary::Sub, false) => self.a.vsubps(d, x, y),
+                (Binary::Mul, true) => self.a.vmulpd(d, x, y),
+                (Binary::Mul, false) => self.a.vmulps(d, x, y),
+                (Binary::Div, true) => self.a.vdivpd(d, x, y),
+                (Binary::Div, false) => self.a.vdivps(d, x, y),
+            }
+        }
+        fn store(&mut self, f64: bool, disp: i32, v: usize) -> Result<(), IcedError> {
+            let m = $ptr(rcx + rdi + disp);
+            if f64 {
+                self.a.vmovupd(m, $r[v])
+            } else {
+                self.a.vmovups(m, $r[v])
+            }
+        }
+    };
+}
+use shared_vector_ops;
+
 #[path = "x86_avx2.rs"]
 mod avx2;
 #[path = "x86_avx512.rs"]

@@ -46,27 +46,7 @@ impl Target for Avx2 {
     fn asm(&mut self) -> &mut CodeAssembler {
         &mut self.a
     }
-    fn load(
-        &mut self,
-        f64: bool,
-        dst: usize,
-        base: AsmRegister64,
-        disp: i32,
-    ) -> Result<(), IcedError> {
-        let m = ymmword_ptr(base + rdi + disp);
-        if f64 {
-            self.a.vmovupd(YMM[dst], m)
-        } else {
-            self.a.vmovups(YMM[dst], m)
-        }
-    }
-    fn broadcast(&mut self, f64: bool, dst: usize, k: usize) -> Result<(), IcedError> {
-        if f64 {
-            self.a.vbroadcastsd(YMM[dst], qword_ptr(rsi + 8 * k as i32))
-        } else {
-            self.a.vbroadcastss(YMM[dst], dword_ptr(rsi + 8 * k as i32))
-        }
-    }
+    super::shared_vector_ops!(YMM, ymmword_ptr);
     fn zero(&mut self, r: usize) -> Result<(), IcedError> {
         self.a.vxorpd(YMM[r], YMM[r], YMM[r])
     }
@@ -75,33 +55,6 @@ impl Target for Avx2 {
     }
     fn and(&mut self, dst: usize, x: usize, m: usize) -> Result<(), IcedError> {
         self.a.vandpd(YMM[dst], YMM[x], YMM[m])
-    }
-    fn sqrt(&mut self, f64: bool, dst: usize, x: usize) -> Result<(), IcedError> {
-        if f64 {
-            self.a.vsqrtpd(YMM[dst], YMM[x])
-        } else {
-            self.a.vsqrtps(YMM[dst], YMM[x])
-        }
-    }
-    fn binary(
-        &mut self,
-        f64: bool,
-        op: Binary,
-        dst: usize,
-        x: usize,
-        y: usize,
-    ) -> Result<(), IcedError> {
-        let (d, x, y) = (YMM[dst], YMM[x], YMM[y]);
-        match (op, f64) {
-            (Binary::Add, true) => self.a.vaddpd(d, x, y),
-            (Binary::Add, false) => self.a.vaddps(d, x, y),
-            (Binary::Sub, true) => self.a.vsubpd(d, x, y),
-            (Binary::Sub, false) => self.a.vsubps(d, x, y),
-            (Binary::Mul, true) => self.a.vmulpd(d, x, y),
-            (Binary::Mul, false) => self.a.vmulps(d, x, y),
-            (Binary::Div, true) => self.a.vdivpd(d, x, y),
-            (Binary::Div, false) => self.a.vdivps(d, x, y),
-        }
     }
     fn compare(
         &mut self,
@@ -147,14 +100,6 @@ impl Target for Avx2 {
         self.a.vextractf128(xmm15, YMM[v], 1)?;
         self.a.vcvtps2pd(ymm15, xmm15)?;
         self.a.vaddpd(hi, hi, ymm15)
-    }
-    fn store(&mut self, f64: bool, disp: i32, v: usize) -> Result<(), IcedError> {
-        let m = ymmword_ptr(rcx + rdi + disp);
-        if f64 {
-            self.a.vmovupd(m, YMM[v])
-        } else {
-            self.a.vmovups(m, YMM[v])
-        }
     }
     fn store_lanes(&mut self) -> Result<(), IcedError> {
         for (i, r) in YMM.iter().take(4).enumerate() {

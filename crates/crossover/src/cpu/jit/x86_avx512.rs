@@ -61,27 +61,7 @@ impl Target for Avx512 {
     fn asm(&mut self) -> &mut CodeAssembler {
         &mut self.a
     }
-    fn load(
-        &mut self,
-        f64: bool,
-        dst: usize,
-        base: AsmRegister64,
-        disp: i32,
-    ) -> Result<(), IcedError> {
-        let m = zmmword_ptr(base + rdi + disp);
-        if f64 {
-            self.a.vmovupd(ZMM[dst], m)
-        } else {
-            self.a.vmovups(ZMM[dst], m)
-        }
-    }
-    fn broadcast(&mut self, f64: bool, dst: usize, k: usize) -> Result<(), IcedError> {
-        if f64 {
-            self.a.vbroadcastsd(ZMM[dst], qword_ptr(rsi + 8 * k as i32))
-        } else {
-            self.a.vbroadcastss(ZMM[dst], dword_ptr(rsi + 8 * k as i32))
-        }
-    }
+    super::shared_vector_ops!(ZMM, zmmword_ptr);
     fn zero(&mut self, r: usize) -> Result<(), IcedError> {
         self.a.vpxorq(ZMM[r], ZMM[r], ZMM[r])
     }
@@ -90,33 +70,6 @@ impl Target for Avx512 {
     }
     fn and(&mut self, dst: usize, x: usize, m: usize) -> Result<(), IcedError> {
         self.a.vpandq(ZMM[dst], ZMM[x], ZMM[m])
-    }
-    fn sqrt(&mut self, f64: bool, dst: usize, x: usize) -> Result<(), IcedError> {
-        if f64 {
-            self.a.vsqrtpd(ZMM[dst], ZMM[x])
-        } else {
-            self.a.vsqrtps(ZMM[dst], ZMM[x])
-        }
-    }
-    fn binary(
-        &mut self,
-        f64: bool,
-        op: Binary,
-        dst: usize,
-        x: usize,
-        y: usize,
-    ) -> Result<(), IcedError> {
-        let (d, x, y) = (ZMM[dst], ZMM[x], ZMM[y]);
-        match (op, f64) {
-            (Binary::Add, true) => self.a.vaddpd(d, x, y),
-            (Binary::Add, false) => self.a.vaddps(d, x, y),
-            (Binary::Sub, true) => self.a.vsubpd(d, x, y),
-            (Binary::Sub, false) => self.a.vsubps(d, x, y),
-            (Binary::Mul, true) => self.a.vmulpd(d, x, y),
-            (Binary::Mul, false) => self.a.vmulps(d, x, y),
-            (Binary::Div, true) => self.a.vdivpd(d, x, y),
-            (Binary::Div, false) => self.a.vdivps(d, x, y),
-        }
     }
     fn compare(
         &mut self,
@@ -160,14 +113,6 @@ impl Target for Avx512 {
         self.a.vextractf64x4(ymm31, ZMM[v], 1)?;
         self.a.vcvtps2pd(zmm31, ymm31)?;
         self.a.vaddpd(zmm1, zmm1, zmm31)
-    }
-    fn store(&mut self, f64: bool, disp: i32, v: usize) -> Result<(), IcedError> {
-        let m = zmmword_ptr(rcx + rdi + disp);
-        if f64 {
-            self.a.vmovupd(m, ZMM[v])
-        } else {
-            self.a.vmovups(m, ZMM[v])
-        }
     }
     fn store_lanes(&mut self) -> Result<(), IcedError> {
         self.a.vmovupd(zmmword_ptr(rcx), zmm0)?;
