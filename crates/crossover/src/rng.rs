@@ -272,7 +272,7 @@ pub fn fill_normal_f32(key: RandomKey, start: u64, out: &mut [f32]) {
             let u2 = u24(w[2 * p + 1]);
             let r = (-2.0 * crate::cpu::math::log_f32(u1)).sqrt();
             let t = std::f32::consts::TAU * u2;
-            let (s, c) = crate::cpu::math::sincos_f32(t);
+            let (s, c) = crate::cpu::math::sincos_f32_reduced_in_f64(t);
             o[2 * p] = r * c;
             o[2 * p + 1] = r * s;
         }

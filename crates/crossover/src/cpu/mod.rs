@@ -243,8 +243,8 @@ fn run_fused(
     let n = k.numel();
     if n >= jit::MIN_POINTS {
         match reduce {
-            Some(plan) if reduce::sums_only(plan) => prep.attach_jit(jit::Mode::Sum),
-            None if prep.direct_output().is_some() => prep.attach_jit(jit::Mode::Store),
+            Some(plan) if reduce::sums_only(plan) => prep.attach_jit(jit::Mode::Sum, n),
+            None if prep.direct_output().is_some() => prep.attach_jit(jit::Mode::Store, n),
             _ => {}
         }
     }
@@ -303,8 +303,10 @@ fn elementwise_range(prep: &Prepared<'_>, outs: &[OutPtr], sc: &mut Scratch, a: 
         let bytes = unsafe { outs[0].slice_mut::<u8>(a * size, (b - a) * size) };
         let blocks = (b - a) / jit::BLOCK;
         let done = blocks * jit::BLOCK;
-        kernel.store_blocks(a, blocks, &mut bytes[..done * size]);
-        let mut p = done;
+        // A kernel that stops early (a sin/cos argument beyond its range)
+        // leaves the whole range to the interpreter.
+        let compiled = kernel.store_blocks(a, blocks, &mut bytes[..done * size]);
+        let mut p = if compiled { done } else { 0 };
         while p < b - a {
             let len = prep.chunk().min(b - a - p);
             prep.eval_chunk_into(sc, a + p, len, &mut bytes[p * size..(p + len) * size]);

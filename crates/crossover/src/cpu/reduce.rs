@@ -440,7 +440,7 @@ pub(crate) fn sums_only(plan: &ReducePlan) -> bool {
 /// A sum-only state for points `at..at + len` of `reg` (the program's
 /// output) from a compiled kernel: its lanes over whole blocks, the
 /// interpreter's values for the tail, folded as `sum_lanes` folds them, so
-/// the bits are the interpreter's.
+/// the bits are the interpreter's. `None` where the kernel stopped early.
 fn compiled_segment<T: RNum>(
     prep: &Prepared<'_>,
     kernel: &super::jit::Bound,
@@ -448,9 +448,9 @@ fn compiled_segment<T: RNum>(
     reg: Reg,
     at: usize,
     len: usize,
-) -> State<T> {
+) -> Option<State<T>> {
     let blocks = len / super::jit::BLOCK;
-    let lanes = kernel.sum_blocks(at, blocks);
+    let lanes = kernel.sum_blocks(at, blocks)?;
     let (tail_at, tail) = (at + blocks * super::jit::BLOCK, len % super::jit::BLOCK);
     let mut rest = 0.0;
     if tail > 0 {
@@ -464,7 +464,7 @@ fn compiled_segment<T: RNum>(
     s.n = len as u64;
     s.sum = lanes.iter().sum::<f64>() + rest;
     s.mean = s.sum / len as f64;
-    s
+    Some(s)
 }
 
 /// Runs a reduction kernel.
@@ -675,10 +675,14 @@ fn inner_task<T: Tasks>(
             let (k, r) = (i / r_len, i % r_len);
             let seg = (r_len - r).min(len - off);
             if let Some(kernel) = compiled {
-                let st = compiled_segment::<T>(prep, kernel, sc, out_reg, i, seg);
-                merge_segment(plan, outs, needs, &mut cur, &mut first, (k, r), st);
-                off += seg;
-                continue;
+                if let Some(st) = compiled_segment::<T>(prep, kernel, sc, out_reg, i, seg) {
+                    merge_segment(plan, outs, needs, &mut cur, &mut first, (k, r), st);
+                    off += seg;
+                    continue;
+                }
+                // The kernel stopped early (a sin/cos argument beyond its
+                // range): this segment from the interpreter's chunk.
+                prep.eval_chunk(sc, p, len);
             }
             let v = match prep.arg::<T>(sc, out_reg, p, len) {
                 Arg::Slice(s) => Arg::Slice(&s[off..off + seg]),

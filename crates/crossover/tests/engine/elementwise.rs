@@ -325,6 +325,50 @@ fn a_long_chain_fuses_into_one_kernel_and_is_right() {
 }
 
 #[test]
+fn trig_chains_with_huge_arguments_are_right_stored_and_summed() {
+    // A float32 sin/cos chain is compiled on x86-64 CPUs; arguments beyond
+    // 1e6 (and infinities) send a call to the interpreter, which takes the
+    // scalar float64 path for them. Both, stored and summed, against f64.
+    on_every_engine(|_e| {
+        let n = 20_011;
+        let (_, mut xa) = array(&[n], DType::F32, 4, -3.0, 3.0);
+        let (b, xb) = array(&[n], DType::F32, 5, -3.0, 3.0);
+        for (i, big) in [(7, 2.5e6), (9_000, -4.0e7), (15_555, 1.0e6 + 64.0)] {
+            xa[i] = big;
+        }
+        let a = Array::from_vec(xa.iter().map(|&v| v as f32).collect(), &[n]).unwrap();
+        let y = a
+            .sin()
+            .unwrap()
+            .mul(&b)
+            .unwrap()
+            .add(a.cos().unwrap())
+            .unwrap();
+        let want: Vec<f64> = xa
+            .iter()
+            .zip(&xb)
+            .map(|(&p, &q)| p.sin() * q + p.cos())
+            .collect();
+        assert_close(
+            &y.to_vec_f64().unwrap(),
+            &want,
+            2e-6,
+            2e-6,
+            "sin(a)*b + cos(a)",
+        );
+        let total = y.sum(None, false).unwrap().to_vec_f64().unwrap()[0];
+        let want_total: f64 = want.iter().map(|&v| v as f32 as f64).sum();
+        assert!(
+            (total - want_total).abs() <= 1e-3,
+            "sum: {total} against {want_total}"
+        );
+        let inf = Array::from_vec(vec![f32::INFINITY; 5000], &[5000]).unwrap();
+        let z = inf.sin().unwrap().mul(&inf).unwrap().to_vec_f64().unwrap();
+        assert!(z.iter().all(|v| v.is_nan()), "sin(inf) * inf is NaN");
+    });
+}
+
+#[test]
 fn weak_scalars_keep_the_array_dtype() {
     on_every_engine(|_e| {
         let (a, x) = array(&[10], DType::F32, 3, 1.0, 2.0);

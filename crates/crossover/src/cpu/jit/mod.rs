@@ -15,7 +15,12 @@
 //! `reduce.rs`'s `sum_lanes`; the interpreter still computes the tail of a
 //! range that is not a whole number of blocks.
 //!
-//! Anything else (transcendentals, integers, casts, gathers, several
+//! float32 `sin`, `cos` and `exp` are covered too (`x86_f32_math.rs`: the
+//! interpreter's f32 reductions and polynomials; a kernel that meets an
+//! argument beyond 1e6 returns early and the interpreter computes the
+//! call). Stores of large outputs bypass the caches (a second kernel with
+//! non-temporal stores, [`Bound::store_blocks`]). Anything else (other
+//! transcendentals, float64 sin/cos, integers, casts, gathers, several
 //! outputs, CPUs without AVX2, `CROSSOVER_SIMD=scalar`, `CROSSOVER_JIT=0`)
 //! runs in the interpreter.
 
@@ -63,6 +68,10 @@ pub(crate) enum Unary {
     Abs,
     Square,
     Sqrt,
+    /// float32 only (`x86_f32_math.rs`).
+    Sin,
+    Cos,
+    Exp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,6 +105,11 @@ pub(crate) enum Node {
 }
 
 impl Node {
+    /// A float32 function with temporaries and a constant table.
+    fn is_function(&self) -> bool {
+        matches!(self, Node::Unary(Unary::Sin | Unary::Cos | Unary::Exp, _))
+    }
+
     fn operands(&self) -> impl Iterator<Item = usize> {
         let (a, b, c) = match *self {
             Node::Source(_) | Node::Splat(_) => (None, None, None),
@@ -122,9 +136,13 @@ pub(crate) struct Spec {
     /// Splats holding the sign bit and all other bits (for `-x`, `|x|`).
     sign_mask: Option<usize>,
     abs_mask: Option<usize>,
+    /// Stores bypass the caches (`vmovnt*`, 64-byte aligned output).
+    stream: bool,
 }
 
-type KernelFn = unsafe extern "C" fn(*const *const u8, *const u64, usize, *mut u8);
+/// Returns 0, or 1 where it stopped early (a float32 sin/cos argument beyond
+/// its range): the output is then incomplete.
+type KernelFn = unsafe extern "C" fn(*const *const u8, *const u64, usize, *mut u8) -> u32;
 
 /// Compiled code in executable memory (kept for the process's life).
 pub(crate) struct Kernel {
@@ -135,6 +153,10 @@ pub(crate) struct Kernel {
 /// bits of its constants.
 pub(crate) struct Bound {
     kernel: Arc<Kernel>,
+    /// The same program with streaming stores, for outputs too large to
+    /// stay in the caches: they skip reading each output line before
+    /// writing it (a quarter of `a*b + c`'s memory traffic).
+    streaming: Option<Arc<Kernel>>,
     mode: Mode,
     /// Bytes per value.
     size: usize,
@@ -178,9 +200,23 @@ pub(crate) fn isa() -> Option<Isa> {
 
 /// The kernel for `prep`'s program in `mode`, compiled on first use; `None`
 /// when the program has something the compiler does not cover.
-pub(crate) fn bind(prep: &Prepared<'_>, mode: Mode) -> Option<Bound> {
-    bind_for(prep, mode, isa()?)
+pub(crate) fn bind(prep: &Prepared<'_>, mode: Mode, points: usize) -> Option<Bound> {
+    let isa = isa()?;
+    let mut bound = bind_for(prep, mode, isa)?;
+    let bytes = points * bound.size * (bound.sources.len() + 1);
+    if mode == Mode::Store && bytes >= STREAM_BYTES {
+        bound.streaming = lower(prep, mode, isa).and_then(|(mut spec, ..)| {
+            spec.stream = true;
+            compiled(&spec)
+        });
+    }
+    Some(bound)
 }
+
+/// Bytes read and written by a store kernel from which its stores stream
+/// past the caches: this machine's L3 (32 MiB), beyond which the output
+/// would be evicted before it is read again anyway.
+const STREAM_BYTES: usize = 32 << 20;
 
 /// [`bind`] for a given instruction set (the CPU must have it).
 fn bind_for(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<Bound> {
@@ -203,6 +239,7 @@ fn bind_for(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<Bound> {
     };
     Some(Bound {
         kernel,
+        streaming: None,
         mode,
         size,
         sources,
@@ -327,6 +364,9 @@ fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, V
                     }
                     UnaryOp::Square => Unary::Square,
                     UnaryOp::Sqrt => Unary::Sqrt,
+                    UnaryOp::Sin if float == Float::F32 => Unary::Sin,
+                    UnaryOp::Cos if float == Float::F32 => Unary::Cos,
+                    UnaryOp::Exp if float == Float::F32 => Unary::Exp,
                     _ => return None,
                 };
                 Node::Unary(u, *a as usize)
@@ -382,12 +422,15 @@ fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, V
             return None;
         }
     }
-    // One instruction is already one loop in the interpreter.
+    // One stored instruction is already one loop in the interpreter (a
+    // lone sin or cos measured the same speed compiled); a sum of one is
+    // two passes there (evaluate, then add up), so it is compiled.
     let computed = nodes
         .iter()
         .filter(|n| !matches!(n, Node::Source(_) | Node::Splat(_)))
         .count();
-    if computed < 2 {
+    let fewest = if mode == Mode::Sum { 1 } else { 2 };
+    if computed < fewest {
         return None;
     }
     let spec = Spec {
@@ -400,6 +443,7 @@ fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, V
         splats: splats.len(),
         sign_mask,
         abs_mask,
+        stream: false,
     };
     Some((spec, sources, splats))
 }
@@ -432,8 +476,8 @@ impl Prepared<'_> {
 
     /// Compiles (or finds) the kernel that runs this program in `mode`,
     /// where one can; the callers then use [`Prepared::jit`].
-    pub(crate) fn attach_jit(&mut self, mode: Mode) {
-        self.jit = bind(self, mode);
+    pub(crate) fn attach_jit(&mut self, mode: Mode, points: usize) {
+        self.jit = bind(self, mode, points);
     }
 
     /// The compiled kernel attached to this program, if any.
@@ -463,35 +507,45 @@ impl Bound {
     /// # Safety
     /// `out` must be writable for what the kernel's mode writes: 16
     /// float64 lanes (Sum) or `16 * blocks` values (Store).
-    unsafe fn call(&self, start: usize, blocks: usize, out: *mut u8) {
+    unsafe fn call(&self, kernel: &Kernel, start: usize, blocks: usize, out: *mut u8) -> bool {
         let ptrs = self.source_ptrs(start, blocks * BLOCK);
         // SAFETY: every source pointer starts at least 16 * blocks values
         // of a live source (checked in `source_ptrs`; `Prepared` borrows
         // the sources for longer than this call), the splats array has an
         // entry per constant the kernel loads, and the caller vouches for
         // `out`.
-        unsafe { (self.kernel.entry)(ptrs.as_ptr(), self.splats.as_ptr(), blocks, out) }
+        unsafe { (kernel.entry)(ptrs.as_ptr(), self.splats.as_ptr(), blocks, out) == 0 }
     }
 
     /// The 16 float64 lane sums of the output over points
-    /// `start..start + 16 * blocks` (each lane from zero, as `sum_lanes`).
-    pub(crate) fn sum_blocks(&self, start: usize, blocks: usize) -> [f64; BLOCK] {
+    /// `start..start + 16 * blocks` (each lane from zero, as `sum_lanes`);
+    /// `None` where the kernel stopped early (the interpreter's work then).
+    pub(crate) fn sum_blocks(&self, start: usize, blocks: usize) -> Option<[f64; BLOCK]> {
         assert_eq!(self.mode, Mode::Sum, "compiled kernel: not a sum");
         let mut lanes = [0f64; BLOCK];
         // SAFETY: a sum kernel writes its 16 float64 lanes, which `lanes`
         // holds.
-        unsafe { self.call(start, blocks, lanes.as_mut_ptr() as *mut u8) };
-        lanes
+        let done = unsafe { self.call(&self.kernel, start, blocks, lanes.as_mut_ptr() as *mut u8) };
+        done.then_some(lanes)
     }
 
     /// Writes the output's values for points `start..start + 16 * blocks`
-    /// into `out` (those points' bytes).
-    pub(crate) fn store_blocks(&self, start: usize, blocks: usize, out: &mut [u8]) {
+    /// into `out` (those points' bytes); false where the kernel stopped
+    /// early and `out` is incomplete.
+    #[must_use]
+    pub(crate) fn store_blocks(&self, start: usize, blocks: usize, out: &mut [u8]) -> bool {
         assert_eq!(self.mode, Mode::Store, "compiled kernel: not a store");
         assert!(out.len() >= blocks * BLOCK * self.size);
+        // Streaming stores need their 64-byte alignment (large buffers
+        // start on a huge page; a task's range on a multiple of 64 bytes).
+        let kernel = match &self.streaming {
+            Some(k) if (out.as_ptr() as usize).is_multiple_of(64) => k,
+            _ => &self.kernel,
+        };
         // SAFETY: a store kernel writes 16 * blocks values, which `out`
-        // holds (asserted above).
-        unsafe { self.call(start, blocks, out.as_mut_ptr()) };
+        // holds (asserted above), aligned as a streaming kernel needs
+        // (checked).
+        unsafe { self.call(kernel, start, blocks, out.as_mut_ptr()) }
     }
 }
 

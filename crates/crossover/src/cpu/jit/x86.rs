@@ -7,7 +7,9 @@
 //! registers, comparisons as vector masks).
 //!
 //! The function it emits follows the System V calling convention:
-//! `fn(srcs: *const *const u8, splats: *const u64, blocks: usize, out: *mut u8)`.
+//! `fn(srcs: *const *const u8, splats: *const u64, blocks: usize, out: *mut u8) -> u32`
+//! (0, or 1 where a float32 sin/cos argument was beyond the kernel's range:
+//! `x86_f32_math.rs`).
 //! Sources are read at `srcs[j] + block * 16 * size`; a sum writes its 16
 //! float64 lanes to `out` (lane `l` adds points `16b + l`, as `sum_lanes`
 //! in `reduce.rs` does); a store writes the values to `out`.
@@ -18,9 +20,32 @@ use iced_x86::IcedError;
 
 /// The methods whose code is the same on both instruction sets but for the
 /// register names and the memory operand's width: `$r` the register
-/// array, `$ptr` iced's memory-operand constructor.
+/// array, `$ptr` iced's memory-operand constructor, `$cmem` the one for a
+/// constant-table entry as an arithmetic operand.
 macro_rules! shared_vector_ops {
-    ($r:ident, $ptr:ident) => {
+    ($r:ident, $ptr:ident, $cmem:ident) => {
+        fn copy(&mut self, dst: usize, x: usize) -> Result<(), IcedError> {
+            self.a.vmovaps($r[dst], $r[x])
+        }
+        fn broadcast32(&mut self, dst: usize, c: Arg) -> Result<(), IcedError> {
+            match c {
+                Arg::R(r) => self.copy(dst, r),
+                Arg::C(l) => self.a.vbroadcastss($r[dst], dword_ptr(l)),
+            }
+        }
+        fn op32(&mut self, op: Op32, dst: usize, a: usize, b: Arg) -> Result<(), IcedError> {
+            let (d, x) = ($r[dst], $r[a]);
+            match b {
+                Arg::R(r) => op32_with!(self.a, op, d, x, $r[r]),
+                Arg::C(l) => op32_with!(self.a, op, d, x, $cmem(l)),
+            }
+        }
+        fn shl32(&mut self, dst: usize, x: usize, n: i32) -> Result<(), IcedError> {
+            self.a.vpslld($r[dst], $r[x], n)
+        }
+        fn sra32(&mut self, dst: usize, x: usize, n: i32) -> Result<(), IcedError> {
+            self.a.vpsrad($r[dst], $r[x], n)
+        }
         fn load(
             &mut self,
             f64: bool,
@@ -77,14 +102,48 @@ macro_rules! shared_vector_ops {
                 self.a.vmovups(m, $r[v])
             }
         }
+        fn store_stream(&mut self, disp: i32, v: usize) -> Result<(), IcedError> {
+            self.a.vmovntps($ptr(rcx + rdi + disp), $r[v])
+        }
     };
 }
 use shared_vector_ops;
+
+/// `dst = op(a, b)` for an [`Op32`] whose `b` is a register or a memory
+/// operand (the instruction names are the same on both instruction sets).
+macro_rules! op32_with {
+    ($a:expr, $op:expr, $d:expr, $x:expr, $b:expr) => {
+        match $op {
+            Op32::Fma213 => $a.vfmadd213ps($d, $x, $b),
+            Op32::Fnma231 => $a.vfnmadd231ps($d, $x, $b),
+            Op32::Sub => $a.vsubps($d, $x, $b),
+            Op32::Mul => $a.vmulps($d, $x, $b),
+            Op32::Add => $a.vaddps($d, $x, $b),
+            Op32::Max => $a.vmaxps($d, $x, $b),
+            Op32::Min => $a.vminps($d, $x, $b),
+            Op32::And => $a.vandps($d, $x, $b),
+            Op32::Or => $a.vorps($d, $x, $b),
+            Op32::AddI32 => $a.vpaddd($d, $x, $b),
+            Op32::SubI32 => $a.vpsubd($d, $x, $b),
+        }
+    };
+}
 
 #[path = "x86_avx2.rs"]
 mod avx2;
 #[path = "x86_avx512.rs"]
 mod avx512;
+#[path = "x86_f32_math.rs"]
+mod f32_math;
+use f32_math::{F32Math, Op32};
+
+/// A vector operand: register `n`, or an entry of the kernel's constant
+/// table (float32 lanes).
+#[derive(Clone, Copy)]
+pub(super) enum Arg {
+    R(usize),
+    C(CodeLabel),
+}
 
 /// Source pointers live in these (caller-saved) registers.
 const SOURCE_GPRS: [AsmRegister64; 5] = [r8, r9, r10, r11, rax];
@@ -173,8 +232,31 @@ pub(super) trait Target {
     fn accumulate(&mut self, f64: bool, sub: usize, v: usize) -> Result<(), IcedError>;
     /// `[rcx + rdi + disp] = v`.
     fn store(&mut self, f64: bool, disp: i32, v: usize) -> Result<(), IcedError>;
+    /// The same bits with a non-temporal store (aligned address).
+    fn store_stream(&mut self, disp: i32, v: usize) -> Result<(), IcedError>;
     /// `[rcx + 8l] = lane l` for the 16 lanes.
     fn store_lanes(&mut self) -> Result<(), IcedError>;
+    /// `dst = x`.
+    fn copy(&mut self, dst: usize, x: usize) -> Result<(), IcedError>;
+    /// `dst = c` in every float32 lane.
+    fn broadcast32(&mut self, dst: usize, c: Arg) -> Result<(), IcedError>;
+    /// `dst = op(a, b)` on float32 lanes.
+    fn op32(&mut self, op: Op32, dst: usize, a: usize, b: Arg) -> Result<(), IcedError>;
+    /// `dst = x << n` / `x >> n` (arithmetic) on 32-bit lanes.
+    fn shl32(&mut self, dst: usize, x: usize, n: i32) -> Result<(), IcedError>;
+    fn sra32(&mut self, dst: usize, x: usize, n: i32) -> Result<(), IcedError>;
+    /// `dst = m's sign bit ? x : y` on 32-bit lanes.
+    fn blend_by_sign(&mut self, dst: usize, m: usize, x: usize, y: usize) -> Result<(), IcedError>;
+    /// Jumps to `bail` when a float32 lane of `x` has `|x| > limit`
+    /// (never for NaN); `tmp` is clobbered.
+    fn bail_if_above(
+        &mut self,
+        x: usize,
+        tmp: usize,
+        abs: Arg,
+        limit: Arg,
+        bail: CodeLabel,
+    ) -> Result<(), IcedError>;
 }
 
 /// Machine code for `spec`, or `None` when it needs more registers than
@@ -190,9 +272,16 @@ fn drive(spec: &Spec, t: &mut impl Target) -> Option<Vec<u8>> {
     if spec.sources > MAX_SOURCES {
         return None;
     }
-    let regs = t.regs();
+    let mut regs = t.regs();
+    let has_math = spec.nodes.iter().any(Node::is_function);
+    if has_math {
+        // The top value registers are the functions' temporaries;
+        // AVX-512's last mask register the sin/cos swap and range masks.
+        regs.last_value = regs.last_value.checked_sub(f32_math::TEMPS)?;
+        regs.masks = regs.masks.saturating_sub(1);
+    }
     let locs = allocate(spec, &regs)?;
-    code(spec, t, &regs, &locs).ok()
+    code(spec, t, &regs, &locs, has_math).ok()
 }
 
 /// Registers assigned by liveness over the node list (the same assignment
@@ -254,8 +343,16 @@ fn v(loc: Loc) -> usize {
     }
 }
 
-fn code(spec: &Spec, t: &mut impl Target, regs: &Regs, locs: &[Loc]) -> Result<Vec<u8>, IcedError> {
+fn code(
+    spec: &Spec,
+    t: &mut impl Target,
+    regs: &Regs,
+    locs: &[Loc],
+    has_math: bool,
+) -> Result<Vec<u8>, IcedError> {
     let f64 = spec.float == Float::F64;
+    let mut math = has_math.then(|| F32Math::new(t.asm()));
+    let temps: [usize; f32_math::TEMPS] = std::array::from_fn(|i| regs.last_value + 1 + i);
     for (j, gpr) in SOURCE_GPRS.iter().take(spec.sources).enumerate() {
         t.asm().mov(*gpr, qword_ptr(rdi + 8 * j as i32))?;
     }
@@ -294,6 +391,14 @@ fn code(spec: &Spec, t: &mut impl Target, regs: &Regs, locs: &[Loc]) -> Result<V
                         Unary::Abs => t.and(d, x, mask(spec.abs_mask))?,
                         Unary::Square => t.binary(f64, Binary::Mul, d, x, x)?,
                         Unary::Sqrt => t.sqrt(f64, d, x)?,
+                        Unary::Sin | Unary::Cos => math
+                            .as_ref()
+                            .expect("function nodes counted")
+                            .sincos(t, op == Unary::Cos, d, x, temps)?,
+                        Unary::Exp => math
+                            .as_ref()
+                            .expect("function nodes counted")
+                            .exp(t, d, x, temps)?,
                     }
                 }
                 Node::Binary(op, x, y) => t.binary(f64, op, v(dst), v(locs[x]), v(locs[y]))?,
@@ -304,6 +409,7 @@ fn code(spec: &Spec, t: &mut impl Target, regs: &Regs, locs: &[Loc]) -> Result<V
         let out = v(locs[spec.output]);
         match spec.mode {
             Mode::Sum => t.accumulate(f64, sub, out)?,
+            Mode::Store if spec.stream => t.store_stream(disp, out)?,
             Mode::Store => t.store(f64, disp, out)?,
         }
     }
@@ -315,9 +421,29 @@ fn code(spec: &Spec, t: &mut impl Target, regs: &Regs, locs: &[Loc]) -> Result<V
     if spec.mode == Mode::Sum {
         t.store_lanes()?;
     }
+    // Returns 0, or 1 from a trig argument out of range (the caller then
+    // runs the interpreter).
     let a = t.asm();
-    a.vzeroupper()?;
-    a.ret()?;
-    // Jumps are relative, so the code runs wherever it is copied.
+    a.xor(eax, eax)?;
+    leave(a, spec.stream)?;
+    if let Some(tc) = math.as_mut() {
+        a.set_label(&mut tc.bail)?;
+        a.mov(eax, 1)?;
+        leave(a, spec.stream)?;
+        tc.emit_table(a)?;
+    }
+    // Jumps and table loads are relative, so the code runs wherever it is
+    // copied.
     a.assemble(0)
+}
+
+/// The function's exit: non-temporal stores are fenced so that they are
+/// ordered before the caller's next stores (and other threads' reads after
+/// the join).
+fn leave(a: &mut CodeAssembler, stream: bool) -> Result<(), IcedError> {
+    if stream {
+        a.sfence()?;
+    }
+    a.vzeroupper()?;
+    a.ret()
 }

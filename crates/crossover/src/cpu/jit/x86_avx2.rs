@@ -1,8 +1,9 @@
 //! AVX2 instructions for the driver in `x86.rs`: 16 `ymm` registers (0-3 a
 //! sum's 16 float64 lanes, 15 a temporary); comparisons are vector masks
-//! (all ones or zeros a lane) and `where` a `vblendv`.
+//! (all ones or zeros a lane) and `where` a `vblendv`; table constants are
+//! 32-byte memory operands.
 
-use super::{Binary, Cmp, Loc, Regs, Target};
+use super::{Arg, Binary, Cmp, Loc, Op32, Regs, Target};
 use iced_x86::code_asm::*;
 use iced_x86::IcedError;
 
@@ -46,7 +47,7 @@ impl Target for Avx2 {
     fn asm(&mut self) -> &mut CodeAssembler {
         &mut self.a
     }
-    super::shared_vector_ops!(YMM, ymmword_ptr);
+    super::shared_vector_ops!(YMM, ymmword_ptr, ymmword_ptr);
     fn zero(&mut self, r: usize) -> Result<(), IcedError> {
         self.a.vxorpd(YMM[r], YMM[r], YMM[r])
     }
@@ -106,5 +107,26 @@ impl Target for Avx2 {
             self.a.vmovupd(ymmword_ptr(rcx + 32 * i as i32), *r)?;
         }
         Ok(())
+    }
+    fn blend_by_sign(&mut self, dst: usize, m: usize, x: usize, y: usize) -> Result<(), IcedError> {
+        self.a.vblendvps(YMM[dst], YMM[y], YMM[x], YMM[m])
+    }
+    fn bail_if_above(
+        &mut self,
+        x: usize,
+        tmp: usize,
+        abs: Arg,
+        limit: Arg,
+        bail: CodeLabel,
+    ) -> Result<(), IcedError> {
+        let (Arg::C(abs), Arg::C(limit)) = (abs, limit) else {
+            unreachable!("the range check's bounds are table entries")
+        };
+        let t = YMM[tmp];
+        self.a.vandps(t, YMM[x], ymmword_ptr(abs))?;
+        self.a.vcmpps(t, t, ymmword_ptr(limit), Cmp::Gt as i32)?;
+        // ZF is clear when a lane's sign bit (its comparison) is set.
+        self.a.vtestps(t, t)?;
+        self.a.jnz(bail)
     }
 }

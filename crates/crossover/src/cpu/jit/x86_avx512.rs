@@ -1,8 +1,9 @@
 //! AVX-512 instructions for the driver in `x86.rs`: 32 `zmm` registers
-//! (0-1 a sum's 16 float64 lanes, 31 a temporary), comparisons in `k1..k7`,
-//! `where` a masked blend.
+//! (0-1 a sum's 16 float64 lanes, 31 a temporary), comparisons in `k1..k7`
+//! (`k7` the trig code's own where a kernel has sin/cos), `where` a masked
+//! blend; table constants are broadcast memory operands.
 
-use super::{Binary, Cmp, Loc, Regs, Target};
+use super::{Arg, Binary, Cmp, Loc, Op32, Regs, Target};
 use iced_x86::code_asm::*;
 use iced_x86::IcedError;
 
@@ -61,7 +62,7 @@ impl Target for Avx512 {
     fn asm(&mut self) -> &mut CodeAssembler {
         &mut self.a
     }
-    super::shared_vector_ops!(ZMM, zmmword_ptr);
+    super::shared_vector_ops!(ZMM, zmmword_ptr, dword_bcst);
     fn zero(&mut self, r: usize) -> Result<(), IcedError> {
         self.a.vpxorq(ZMM[r], ZMM[r], ZMM[r])
     }
@@ -117,5 +118,26 @@ impl Target for Avx512 {
     fn store_lanes(&mut self) -> Result<(), IcedError> {
         self.a.vmovupd(zmmword_ptr(rcx), zmm0)?;
         self.a.vmovupd(zmmword_ptr(rcx + 64), zmm1)
+    }
+    fn blend_by_sign(&mut self, dst: usize, m: usize, x: usize, y: usize) -> Result<(), IcedError> {
+        self.a.vpmovd2m(k7, ZMM[m])?;
+        self.a.vblendmps(ZMM[dst].k7(), ZMM[y], ZMM[x])
+    }
+    fn bail_if_above(
+        &mut self,
+        x: usize,
+        tmp: usize,
+        abs: Arg,
+        limit: Arg,
+        bail: CodeLabel,
+    ) -> Result<(), IcedError> {
+        let (Arg::C(abs), Arg::C(limit)) = (abs, limit) else {
+            unreachable!("the range check's bounds are table entries")
+        };
+        self.a.vandps(ZMM[tmp], ZMM[x], dword_bcst(abs))?;
+        self.a
+            .vcmpps(k7, ZMM[tmp], dword_bcst(limit), Cmp::Gt as i32)?;
+        self.a.kortestw(k7, k7)?;
+        self.a.jnz(bail)
     }
 }
