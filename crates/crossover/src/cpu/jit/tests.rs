@@ -504,7 +504,10 @@ fn trig_kernels_match_a_float64_reference() {
         ("exp(-x*x) * y", |a, b| (-a * a).exp() * b),
     ];
     for (name, f) in formulas {
-        let (_, p) = trig_programs().into_iter().find(|(n, _)| *n == name).unwrap();
+        let (_, p) = trig_programs()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .unwrap();
         let prep = prepare(&p, Data::F32(&x), Data::F32(&y));
         for isa in isas() {
             let kernel = bind_for(&prep, Mode::Store, isa).unwrap();
