@@ -590,3 +590,51 @@ fn streaming_stores_are_the_same_bits_and_need_alignment() {
         });
     }
 }
+
+#[test]
+fn a_sum_of_one_instruction_is_the_interpreters_bits() {
+    // `(x*y).sum()` and `sqrt(x).sum()`: compiled as sums only (a lone
+    // stored instruction stays in the interpreter).
+    for isa in isas() {
+        for n in [17, 511, 4103] {
+            let (x, y) = inputs(n);
+            for dt in [DType::F64, DType::F32] {
+                let ops: [(&str, Program); 2] = [
+                    (
+                        "x*y",
+                        program(dt, |p, x, y| {
+                            p.push(InstKind::Binary(BinaryOp::Mul, x, y), dt)
+                        }),
+                    ),
+                    (
+                        "sqrt(x)",
+                        program(dt, |p, x, _| p.push(InstKind::Unary(UnaryOp::Sqrt, x), dt)),
+                    ),
+                ];
+                let (x32, y32): (Vec<f32>, Vec<f32>) = (
+                    x.iter().map(|&v| v as f32).collect(),
+                    y.iter().map(|&v| v as f32).collect(),
+                );
+                for (name, p) in &ops {
+                    let prep = if dt == DType::F64 {
+                        prepare(p, Data::F64(&x), Data::F64(&y))
+                    } else {
+                        prepare(p, Data::F32(&x32), Data::F32(&y32))
+                    };
+                    assert!(bind_for(&prep, Mode::Store, isa).is_none(), "{name}");
+                    let kernel = bind_for(&prep, Mode::Sum, isa).unwrap();
+                    let vals = interpreted(&prep, n);
+                    let blocks = n / BLOCK;
+                    let lanes = kernel.sum_blocks(0, blocks).unwrap();
+                    for (l, got) in lanes.iter().enumerate() {
+                        let want = (0..blocks).fold(0.0, |acc, b| acc + vals[b * BLOCK + l]);
+                        assert!(
+                            got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(),
+                            "{isa:?}, {name} {dt:?}, n = {n}, lane {l}: {got} against {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
