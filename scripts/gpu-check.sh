@@ -15,6 +15,10 @@
 #   scripts/gpu-check.sh large [OUT]  # there, after run: bench at 1e8
 #                                     # elements beside a device copy,
 #                                     # CuPy's fused kernel and PyTorch
+#   scripts/gpu-check.sh diag [OUT]   # there, after run: sums under each
+#                                     # reduction segment shape, small-call
+#                                     # latency and copies beside CuPy and
+#                                     # PyTorch (scripts/gpu_diag.py)
 #
 # With no argument it builds, then runs when `nvidia-smi` sees a GPU, and
 # otherwise prints the command to run there. docs/gpu.md records results.
@@ -116,8 +120,16 @@ run() {
   } >"$out/machine.txt" 2>&1
   cat "$out/machine.txt"
   CROSSOVER_LOG=debug step info "${GPU_CHECK_INFO_S:-30}" "$BIN/crossover" info
-  # Every test body on every engine, the CUDA device included.
-  step tests "${GPU_CHECK_TESTS_S:-300}" "$BIN/engine-tests" --test-threads "${GPU_CHECK_TEST_THREADS:-4}"
+  # The tests' OpenCL engine is the first device found unless named: name
+  # NVIDIA's when the ICD loader lists it (the H100 of 2026-11-27 listed
+  # pocl too, whose compile-heavy suites outlast the step).
+  if [ -z "${CROSSOVER_TEST_OPENCL:-}" ] && grep -q "on NVIDIA CUDA" "$out/info.log"; then
+    export CROSSOVER_TEST_OPENCL=NVIDIA
+  fi
+  echo "tests' OpenCL device: ${CROSSOVER_TEST_OPENCL:-the first found}" | tee -a "$out/machine.txt"
+  # Every test body on every engine, the CUDA device included. Without the
+  # CUDA compute cache, so ptxas runs (and reports) for every compile.
+  CUDA_CACHE_DISABLE=1 step tests "${GPU_CHECK_TESTS_S:-300}" "$BIN/engine-tests" --test-threads "${GPU_CHECK_TEST_THREADS:-4}"
   step calibrate "${GPU_CHECK_CALIBRATE_S:-90}" "$BIN/crossover" calibrate --quick
   step advise "${GPU_CHECK_ADVISE_S:-30}" "$BIN/crossover" advise --no-measure
   # Sizes that cross from the CPU to the GPU (N means N x N elements).
@@ -164,8 +176,25 @@ large() {
   cat "$out/latency.log"
 }
 
+# diag [OUT]: there, after `run`: scripts/gpu_diag.py (what the next
+# change to the GPU path needs measured; see its docstring).
+diag() {
+  unpack
+  local out="${1:-gpu-check/out}"
+  mkdir -p "$out"
+  export CROSSOVER_GPU=cuda CROSSOVER_PROFILE="$out/profile.json" CROSSOVER_KERNEL_CACHE="$out/kernels"
+  if [ -z "${CROSSOVER_PYTHON_PATH:-}" ]; then
+    CROSSOVER_PYTHON_PATH="$(python3 -c 'import site; print(":".join(site.getsitepackages()))' 2>/dev/null)"
+    export CROSSOVER_PYTHON_PATH
+  fi
+  cp "$BIN/_crossover.abi3.so" crates/crossover-py/python/crossover/ 2>/dev/null
+  PYTHONPATH="$PWD/crates/crossover-py/python" PYTHONUNBUFFERED=1 timeout -k 5 "${GPU_CHECK_DIAG_S:-120}" \
+    python3 scripts/gpu_diag.py 2>&1 | tee "$out/diag.log"
+}
+
 case "${1:-}" in
   build) build ;;
+  diag) shift; diag "$@" ;;
   large) shift; large "$@" ;;
   pack) pack ;;
   run) shift; run "$@" ;;
@@ -178,5 +207,5 @@ case "${1:-}" in
       echo "  scripts/gpu-check.sh run gpu-check/out"
     fi
     ;;
-  *) echo "usage: $0 [build | pack | run [OUT] | large [OUT]]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build | pack | run [OUT] | large [OUT] | diag [OUT]]" >&2; exit 2 ;;
 esac

@@ -133,6 +133,14 @@ pub fn _explain(py: Python<'_>, arrays: Vec<Bound<'_, PyArr>>, run: bool) -> PyR
         .collect();
     drop(kernels);
     let mut placement = errors::engine(py, || crossover::Engine::global().plan(&arrays, None))?;
+    // Unrun kernels carry the planner's choice (a run reports where each
+    // kernel did run, which can differ: a GPU kernel still compiling runs
+    // on the CPU meanwhile).
+    if placement.kernels.len() == infos.len() {
+        for (p, k) in placement.kernels.iter().zip(infos.iter_mut()) {
+            k.device = p.device.name();
+        }
+    }
     if run {
         crate::device::check(py)?;
         let runs = errors::detached(py, || crossover::evaluate_with_report(&arrays))?;

@@ -18,7 +18,8 @@ pub struct Output {
     pub binary: Vec<u8>,
     /// The binary is PTX (the driver compiles it when loading).
     pub ptx: bool,
-    /// The compile log (ptxas' verbose lines included).
+    /// The compile log (with ptxas' verbose report from
+    /// [`compile_with_report`]).
     pub log: String,
 }
 
@@ -119,15 +120,47 @@ pub fn target(cc: i32, supported: &[i32]) -> (i32, bool) {
 }
 
 /// Compiles `source` for `sm_<arch>` (PTX for `compute_<arch>` when `ptx`),
-/// with ptxas' verbose report in the log.
+/// as the engine does: the log holds warnings and errors only.
 ///
 /// # Errors
 /// NVRTC missing, or the compile error with its log.
 pub fn compile(source: &str, arch: i32, ptx: bool) -> Result<Output, ApiError> {
+    compile_with(source, arch, ptx, false)
+}
+
+/// [`compile`] with ptxas' verbose report (registers, spills) in the log,
+/// for [`Output::registers`] and [`Output::spills`].
+///
+/// With a driver installed, NVRTC keeps what ptxas made in the CUDA
+/// compute cache, and a second compile of the same PTX (in any process)
+/// skips ptxas and its report: an H100 gave empty reports to every process
+/// after the first (2026-11-27; NVIDIA/cuda-python#1124 describes the
+/// same). So the source gets a device variable named uniquely per compile,
+/// which makes its PTX new to the cache.
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_with_report(source: &str, arch: i32, ptx: bool) -> Result<Output, ApiError> {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let salted = format!(
+        "{source}\nextern \"C\" __device__ int {REPORT_SALT}{}_{nanos}_{n};\n",
+        std::process::id()
+    );
+    compile_with(&salted, arch, ptx, true)
+}
+
+/// The name prefix of the device variable [`compile_with_report`] adds.
+pub const REPORT_SALT: &str = "xo_report_salt_";
+
+fn compile_with(source: &str, arch: i32, ptx: bool, report: bool) -> Result<Output, ApiError> {
     libs::nvrtc().map_err(|e| ApiError::new("nvrtc", e))?;
     let src = CString::new(source)
         .map_err(|_| ApiError::new("nvrtcCreateProgram", "the source contains a NUL byte"))?;
-    let options = vec![
+    let mut options = vec![
         if ptx {
             format!("--gpu-architecture=compute_{arch}")
         } else {
@@ -140,11 +173,13 @@ pub fn compile(source: &str, arch: i32, ptx: bool) -> Result<Output, ApiError> {
         "--prec-div=true".to_string(),
         "--prec-sqrt=true".to_string(),
         "--ftz=false".to_string(),
-        "--ptxas-options=--verbose".to_string(),
-        "--ptxas-options=--warn-on-spills".to_string(),
         // Unused helpers of the prelude (#177) are not worth a warning.
         "-diag-suppress=177".to_string(),
     ];
+    if report {
+        options.push("--ptxas-options=--verbose".to_string());
+        options.push("--ptxas-options=--warn-on-spills".to_string());
+    }
     let run = || -> Result<Output, ApiError> {
         let prog = result::create_program(&src, None)
             .map_err(|e| ApiError::new("nvrtcCreateProgram", format!("{e:?}")))?;

@@ -15,6 +15,32 @@ const ROW_PER_THREAD_MAX: usize = 256;
 const SEGMENT_POINTS: usize = 16 * GROUP;
 /// Most segments per output.
 const MAX_SEGMENTS: usize = 1024;
+
+/// The segment shape of long row reductions: `SEGMENT_POINTS` and
+/// `MAX_SEGMENTS`, or `CROSSOVER_GPU_REDUCE_SEGMENTS=points,most` (read once;
+/// a diagnostic knob for measuring other shapes on a real GPU, where the
+/// best one depends on the device's resident work-groups).
+fn segment_shape() -> (usize, usize) {
+    static SHAPE: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+    *SHAPE.get_or_init(|| {
+        parse_segment_shape(
+            std::env::var("CROSSOVER_GPU_REDUCE_SEGMENTS")
+                .ok()
+                .as_deref(),
+        )
+    })
+}
+
+/// `points,most` (both at least 1), else the defaults.
+fn parse_segment_shape(v: Option<&str>) -> (usize, usize) {
+    v.and_then(|v| {
+        let (p, m) = v.split_once(',')?;
+        Some((p.trim().parse().ok()?, m.trim().parse().ok()?))
+    })
+    .filter(|&(p, m): &(usize, usize)| p >= 1 && m >= 1)
+    .unwrap_or((SEGMENT_POINTS, MAX_SEGMENTS))
+}
+
 /// Segments per output above which they merge with a work-group per
 /// output (one work-item walking them in order waits on each load).
 const GROUP_MERGE_MIN_SEGMENTS: usize = 16;
@@ -140,10 +166,10 @@ impl Launch {
                 let (k, r) = (plan.kept, plan.reduced);
                 let (strategy, segs) = match plan.mode {
                     ReduceMode::Inner if r < ROW_PER_THREAD_MAX => (Strategy::RowPerThread, 1),
-                    ReduceMode::Inner => (
-                        Strategy::GroupPerSegment,
-                        r.div_ceil(SEGMENT_POINTS).clamp(1, MAX_SEGMENTS),
-                    ),
+                    ReduceMode::Inner => {
+                        let (points, most) = segment_shape();
+                        (Strategy::GroupPerSegment, r.div_ceil(points).clamp(1, most))
+                    }
                     ReduceMode::Outer => (
                         Strategy::ColumnPerThread,
                         r.div_ceil(COLUMN_ROWS)
@@ -312,5 +338,22 @@ mod tests {
             .unwrap();
         let (d, s) = collapse(&[4, 5, 6], &[&b]);
         assert_eq!(classify(&d, &s[0], 120), Access::Constant);
+    }
+
+    #[test]
+    fn segment_shape_knob_parses_or_keeps_the_defaults() {
+        assert_eq!(parse_segment_shape(Some("4096,2112")), (4096, 2112));
+        assert_eq!(parse_segment_shape(Some(" 1024 , 7 ")), (1024, 7));
+        let defaults = (SEGMENT_POINTS, MAX_SEGMENTS);
+        for bad in [
+            None,
+            Some(""),
+            Some("4096"),
+            Some("0,5"),
+            Some("5,0"),
+            Some("a,b"),
+        ] {
+            assert_eq!(parse_segment_shape(bad), defaults, "{bad:?}");
+        }
     }
 }

@@ -68,7 +68,12 @@ fn every_kernel_compiles_with_nvrtc_without_spills() {
         let jobs: Vec<_> = [90, 80]
             .map(|arch| {
                 let source = &source;
-                s.spawn(move || (arch, crossover::cuda::nvrtc::compile(source, arch, false)))
+                s.spawn(move || {
+                    (
+                        arch,
+                        crossover::cuda::nvrtc::compile_with_report(source, arch, false),
+                    )
+                })
             })
             .into_iter()
             .collect();
@@ -92,6 +97,33 @@ fn every_kernel_compiles_with_nvrtc_without_spills() {
     }
 }
 
+/// A report compile's PTX carries a device variable named uniquely per
+/// compile, so the CUDA compute cache never holds it and ptxas runs.
+#[test]
+fn report_compiles_make_ptx_new_to_the_compute_cache() {
+    use crossover::cuda::nvrtc::{compile, compile_with_report, REPORT_SALT};
+    if crossover::cuda::nvrtc::version().is_err() {
+        return; // the corpus test fails when NVRTC is required
+    }
+    let src = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }";
+    let salt_of = |ptx: &[u8]| -> String {
+        let text = String::from_utf8_lossy(ptx);
+        let at = text
+            .find(REPORT_SALT)
+            .unwrap_or_else(|| panic!("no salt in:\n{text}"));
+        text[at..]
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let a = salt_of(&compile_with_report(src, 90, true).unwrap().binary);
+    let b = salt_of(&compile_with_report(src, 90, true).unwrap().binary);
+    assert_ne!(a, b, "two report compiles, one PTX");
+    let plain = compile(src, 90, true).unwrap();
+    assert!(!String::from_utf8_lossy(&plain.binary).contains(REPORT_SALT));
+}
+
 #[test]
 fn a_bad_kernel_is_an_nvrtc_error_with_its_log() {
     if crossover::cuda::nvrtc::version().is_err() {
@@ -106,9 +138,11 @@ fn a_bad_kernel_is_an_nvrtc_error_with_its_log() {
     assert!(e.msg.contains("undefined_thing"), "{e}");
 }
 
-/// Compiles running at the same time each get their own ptxas report
-/// (on an H200 the corpus' report came back empty while other tests
-/// compiled kernels, 2026-11-26).
+/// Compiles running at the same time, half of them plain (as the engine
+/// compiles): each reporting one gets its own ptxas report, a plain one
+/// none. The sources repeat between processes: a report compile must not
+/// be served by the CUDA compute cache (where a driver is installed), which
+/// skips ptxas and its report (an H100, 2026-11-27).
 #[test]
 fn concurrent_nvrtc_compiles_each_get_their_own_ptxas_report() {
     if crossover::cuda::nvrtc::version().is_err() {
@@ -124,7 +158,12 @@ fn concurrent_nvrtc_compiles_each_get_their_own_ptxas_report() {
                             let src = format!(
                                 "extern \"C\" __global__ void {entry}(float* x, int n) {{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = sinf(x[i]) * {t}.5f + {r}; }}"
                             );
-                            (entry, crossover::cuda::nvrtc::compile(&src, 90, false))
+                            let out = if t % 2 == 0 {
+                                crossover::cuda::nvrtc::compile_with_report(&src, 90, false)
+                            } else {
+                                crossover::cuda::nvrtc::compile(&src, 90, false)
+                            };
+                            (entry, t % 2 == 0, out)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -132,9 +171,18 @@ fn concurrent_nvrtc_compiles_each_get_their_own_ptxas_report() {
             .collect();
         jobs.into_iter().flat_map(|j| j.join().unwrap()).collect()
     });
-    for (entry, out) in outs {
+    for (entry, report, out) in outs {
         let out = out.unwrap_or_else(|e| panic!("{entry}: {e}"));
+        assert_eq!(&out.binary[..4], b"\x7fELF", "{entry}: not an ELF CUBIN");
         let regs = out.registers();
+        if !report {
+            assert!(
+                regs.is_empty(),
+                "{entry}: a plain compile's log:\n{}",
+                out.log
+            );
+            continue;
+        }
         assert_eq!(regs.len(), 1, "{entry}: ptxas report:\n{}", out.log);
         assert_eq!(
             regs[0].0, entry,

@@ -28,9 +28,13 @@ class Case:
     host: Callable[[Any], Any] = _same
     #: The device the work ran on when it is not obvious (torch, crossover);
     #: a callable is asked after the timed runs (crossover's planner learns
-    #: as it runs: asked before the first run, it named the CPU for a
-    #: reduction the timed runs did on an H200, 2026-11-26).
+    #: as it runs).
     chosen: str | Callable[[], str | None] | None = None
+    #: crossover's cases: the lazy graph ``run`` builds, and how ``run``
+    #: reads it on the host (``xo_resident`` times the graph's evaluation
+    #: alone, leaving the result on the device).
+    build: Callable[[], Any] | None = None
+    force: Callable[[Any], Any] | None = None
 
 
 Setup = Callable[[dict, str], Case]
@@ -258,7 +262,8 @@ def _xo_case(build: Callable[[], Any], force: Callable[[Any], Any], host: Callab
     it and reads it on the host (both timed). The planner's device choice is
     read from ``explain`` without running, after the timed runs."""
     xo = _xo()
-    return Case(lambda: force(build()), host, lambda: _devices(lambda: xo.explain(build(), run=False)))
+    chosen = lambda: _devices(lambda: xo.explain(build(), run=False))
+    return Case(lambda: force(build()), host, chosen, build=build, force=force)
 
 
 def _devices(explain: Callable[[], Any]) -> str | None:
@@ -393,5 +398,6 @@ def all_systems() -> dict[str, System]:
     """Every known system, in report order (baseline first, focus second)."""
     from .gpu_systems import CUPY, TORCH
     from .numba_kernels import NUMBA
+    from .xo_resident import CROSSOVER_GPU
 
-    return {s.name: s for s in (NUMPY, CROSSOVER, SCIPY, NUMEXPR, NUMBA, CUPY, TORCH)}
+    return {s.name: s for s in (NUMPY, CROSSOVER, SCIPY, NUMEXPR, NUMBA, CROSSOVER_GPU, CUPY, TORCH)}

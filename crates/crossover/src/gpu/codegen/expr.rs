@@ -213,9 +213,11 @@ fn unary(op: UnaryOp, d: DType, a: &str) -> String {
             )
         }
         UnaryOp::Neg | UnaryOp::Abs => a.to_string(),
-        // `a + 0` keeps NaN and gives +0 for -0 (NumPy's sign).
+        // +0 for both zeros and the input itself for NaN, bits and all
+        // (NumPy's sign; `a + 0` would do on the CPU, but an NVIDIA GPU's
+        // arithmetic returns its canonical NaN: seen on an H100).
         UnaryOp::Sign if float => {
-            format!("({a} > 0 ? ({t})1 : ({a} < 0 ? ({t})-1 : {a} + ({t})0))")
+            format!("({a} > 0 ? ({t})1 : ({a} < 0 ? ({t})-1 : ({a} == 0 ? ({t})0 : {a})))")
         }
         UnaryOp::Sign => format!("({t})(({a} > 0) - ({a} < 0))"),
         UnaryOp::Square => binary(BinaryOp::Mul, d, d, a, a),

@@ -1,0 +1,178 @@
+"""Diagnostics for docs/gpu.md, on a machine with an NVIDIA GPU, CuPy and
+PyTorch (`scripts/gpu-check.sh diag` runs it after `run` and `large`):
+
+1. sums by size under each reduction segment shape
+   (`CROSSOVER_GPU_REDUCE_SEGMENTS=points,most`, one process per shape),
+   crossover's kernel time from its CUDA events (`explain(...).seconds`)
+   beside PyTorch's and CuPy's sums timed by CUDA events;
+2. call to result of a small kernel (1,000 float32, resident): crossover
+   forced onto the GPU, CuPy and PyTorch, each read back to the host;
+3. host-device copies of 400 MB: PyTorch from pinned and pageable memory
+   (the link's rate here), crossover's `to_device` and `np.asarray`.
+
+Medians; inputs made before timing; one process per shape so the knob,
+read once, takes effect."""
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SIZES = (1_000_000, 16_000_000, 100_000_000)
+SHAPES = ("4096,1024", "4096,528", "4096,1056", "4096,2112", "4096,4224", "1024,4224", "16384,1056")
+
+
+def med_us(v):
+    return statistics.median(v) * 1e6
+
+
+def shape_child():
+    import crossover as xo
+
+    out = []
+    for n in SIZES:
+        x = xo.to_device(xo.asarray(np.random.default_rng(2).random(n, dtype=np.float32)), "gpu")
+        with xo.device("gpu"):
+            for _ in range(5):
+                x.sum().eval()
+            wall, kern = [], []
+            for _ in range(30):
+                s = x.sum()
+                t0 = time.perf_counter()
+                s.eval()
+                wall.append(time.perf_counter() - t0)
+                kern.append(xo.explain(x.sum()).seconds)
+        out.append(f"{n:>11,d}: kernel {med_us(kern):8.1f} us ({4 * n / statistics.median(kern) / 1e12:5.2f} TB/s), call {med_us(wall):8.1f} us")
+    print(" | ".join(out), flush=True)
+
+
+def peer_sums():
+    import cupy as cp
+    import torch
+
+    def ev(run):
+        for _ in range(3):
+            run()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(20):
+            a, b = cp.cuda.Event(), cp.cuda.Event()
+            a.record()
+            run()
+            b.record()
+            b.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
+        return statistics.median(ts)
+
+    for n in SIZES:
+        t = torch.rand(n, device="cuda", dtype=torch.float32)
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            tt = ev(lambda: t.sum())
+            c = cp.asarray(t)
+            tc = ev(lambda: c.sum())
+        print(f"  peers {n:>11,d}: torch {tt * 1e6:8.1f} us ({4 * n / tt / 1e12:5.2f} TB/s), cupy {tc * 1e6:8.1f} us", flush=True)
+
+
+def small_calls():
+    import cupy as cp
+    import torch
+
+    import crossover as xo
+
+    a = np.random.default_rng(1).random(1000, dtype=np.float32)
+    x = xo.to_device(xo.asarray(a), "gpu")
+    c = cp.asarray(a)
+    t = torch.from_numpy(a).cuda()
+
+    def timed(run, n=300):
+        for _ in range(30):
+            run()
+        ts = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            run()
+            ts.append(time.perf_counter() - t0)
+        return med_us(ts)
+
+    with xo.device("gpu"):
+        print(f"  crossover sin(x)*3-0.25, eval on the GPU (resident):  {timed(lambda: (xo.sin(x) * 3.0 - 0.25).eval()):7.1f} us")
+        print(f"  crossover the same, np.asarray of the result:        {timed(lambda: np.asarray(xo.sin(x) * 3.0 - 0.25)):7.1f} us")
+        print(f"  crossover x.sum() eval (resident):                   {timed(lambda: x.sum().eval()):7.1f} us")
+        e = xo.explain(xo.sin(x) * 3.0 - 0.25)
+        print(f"  crossover kernel by its events:                      {e.seconds * 1e6:7.1f} us")
+    print(f"  CuPy (cp.sin(c)*3-0.25).get():                       {timed(lambda: (cp.sin(c) * 3.0 - 0.25).get()):7.1f} us")
+    print(f"  CuPy the same, synchronize only:                     {timed(lambda: ((cp.sin(c) * 3.0 - 0.25), cp.cuda.Device().synchronize())):7.1f} us")
+    print(f"  PyTorch (torch.sin(t)*3-0.25).cpu():                 {timed(lambda: (torch.sin(t) * 3.0 - 0.25).cpu()):7.1f} us")
+    print(f"  PyTorch t.sum().item():                              {timed(lambda: t.sum().item()):7.1f} us")
+
+
+def copies():
+    import torch
+
+    import crossover as xo
+
+    n = 100_000_000
+    host = np.random.default_rng(3).random(n, dtype=np.float32)
+    th = torch.from_numpy(host)
+    pinned = th.pin_memory()
+    dev = torch.empty(n, dtype=torch.float32, device="cuda")
+
+    def wall(run, k=7):
+        run()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(k):
+            t0 = time.perf_counter()
+            run()
+            torch.cuda.synchronize()
+            ts.append(time.perf_counter() - t0)
+        return statistics.median(ts)
+
+    gb = 4 * n / 1e9
+    for name, run in (
+        ("torch pinned -> gpu", lambda: dev.copy_(pinned, non_blocking=True)),
+        ("torch pageable -> gpu", lambda: dev.copy_(th)),
+        ("torch gpu -> pinned", lambda: pinned.copy_(dev, non_blocking=True)),
+        ("torch gpu -> pageable", lambda: th.copy_(dev)),
+    ):
+        s = wall(run)
+        print(f"  {name:28s} {s * 1e3:8.2f} ms  {gb / s:6.1f} GB/s")
+    # Fresh arrays each time: an array already valid on a device is not
+    # copied again.
+    ups, downs = [], []
+    for _ in range(7):
+        xa = xo.asarray(host)
+        t0 = time.perf_counter()
+        xg = xo.to_device(xa, "gpu")
+        ups.append(time.perf_counter() - t0)
+        del xa
+        with xo.device("gpu"):
+            y = (xg * 2.0).eval()
+        t0 = time.perf_counter()
+        np.asarray(xo.to_device(y, "cpu"))
+        downs.append(time.perf_counter() - t0)
+    for name, s in (("crossover to_device(gpu)", statistics.median(ups)), ("crossover gpu -> np.asarray", statistics.median(downs))):
+        print(f"  {name:28s} {s * 1e3:8.2f} ms  {gb / s:6.1f} GB/s")
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--shape-child":
+        shape_child()
+        return
+    print("== 1. sums by segment shape (points per segment, most segments)", flush=True)
+    for shape in SHAPES:
+        env = dict(os.environ, CROSSOVER_GPU_REDUCE_SEGMENTS=shape)
+        r = subprocess.run([sys.executable, __file__, "--shape-child"], env=env, capture_output=True, text=True, timeout=60)
+        print(f"  {shape:>11s}: {r.stdout.strip() or r.stderr.strip()[-300:]}", flush=True)
+    peer_sums()
+    print("== 2. call to result, 1,000 float32 resident on the GPU", flush=True)
+    small_calls()
+    print("== 3. host-device copies of 400 MB", flush=True)
+    copies()
+
+
+if __name__ == "__main__":
+    main()
