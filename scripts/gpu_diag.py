@@ -52,20 +52,7 @@ def shape_child():
 def peer_sums():
     import cupy as cp
     import torch
-
-    def ev(run):
-        for _ in range(3):
-            run()
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(20):
-            a, b = cp.cuda.Event(), cp.cuda.Event()
-            a.record()
-            run()
-            b.record()
-            b.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
-        return statistics.median(ts)
+    from gpu_peers import median_s as ev
 
     for n in SIZES:
         t = torch.rand(n, device="cuda", dtype=torch.float32)
