@@ -112,9 +112,19 @@ pub struct LibraryCurve {
 
 impl LibraryCurve {
     /// Builds a curve from measured points, fitting `a * n^b + c`.
+    ///
+    /// A point slower than a larger one is lowered to that larger one's
+    /// time: more work never takes less time, and noise (preemption on a
+    /// shared machine) only ever makes a measurement slower, so the curve
+    /// never predicts a smaller op to cost more than a bigger one.
     pub fn fit(op: &str, device: DeviceKind, dtype: &str, mut points: Vec<[f64; 2]>) -> Self {
         points.retain(|p| p[0] > 0.0 && p[1] > 0.0 && p[0].is_finite() && p[1].is_finite());
         points.sort_by(|x, y| x[0].total_cmp(&y[0]));
+        let mut fastest_above = f64::INFINITY;
+        for p in points.iter_mut().rev() {
+            p[1] = p[1].min(fastest_above);
+            fastest_above = p[1];
+        }
         let (a, b, c) = fit_power(&points);
         LibraryCurve {
             op: op.to_string(),

@@ -469,6 +469,23 @@ fn library_curve_never_extrapolates_above_the_last_measured_rate() {
     assert!((c.seconds(1e6) / pts[1][1] - 1.0).abs() < 1e-9);
 }
 
+#[test]
+fn library_curve_never_predicts_less_time_for_more_work() {
+    use crossover::cost::LibraryCurve;
+    // The smallest point was preempted: slower than the next one up.
+    let pts = vec![[1e5, 9e-5], [1e6, 6e-5], [1e7, 3e-4]];
+    let c = LibraryCurve::fit("matmul", CPU, "float32", pts);
+    assert_eq!(c.points[0][1], 6e-5, "{c:?}");
+    assert_eq!(c.points[2][1], 3e-4, "{c:?}");
+    let times: Vec<f64> = [5e4, 1e5, 3e5, 1e6, 3e6, 1e7, 1e8]
+        .iter()
+        .map(|&f| c.seconds(f))
+        .collect();
+    for w in times.windows(2) {
+        assert!(w[1] >= w[0], "{times:?}");
+    }
+}
+
 /// A calibrated thread-split threshold travels in the profile (old files
 /// without it still load) and the engine applies it to the CPU backend.
 #[test]
