@@ -193,3 +193,24 @@ def test_jit_accepts_crossover_inputs_and_kwargs(rng):
     a, b = nonzero(rng, 50, np.float32), nonzero(rng, 50, np.float32)
     np.testing.assert_array_equal(f(xo.asarray(a), y=b), np.maximum(a, b))
     np.testing.assert_array_equal(f(a, y=xo.asarray(b)), np.maximum(a, b))
+
+
+def test_float_arguments_are_keyed_by_their_bits(rng):
+    # 0.0 and -0.0 compare equal but are different constants to bake in;
+    # NaN never equals itself but must not trace on every call.
+    f = xo.jit(lambda x, s: x * s)
+    a = nonzero(rng, 33, np.float64)
+    assert np.all(np.signbit(f(a, 0.0)) == np.signbit(a * 0.0))
+    assert np.all(np.signbit(f(a, -0.0)) == np.signbit(a * -0.0))
+    assert np.any(np.signbit(f(a, -0.0)) != np.signbit(f(a, 0.0)))
+    for _ in range(3):
+        assert np.all(np.isnan(f(a, float("nan"))))
+    assert f.traces == 3 and f.cache_size() == 3
+    # The same values passed by keyword: their own entries, same results.
+    np.testing.assert_array_equal(f(a, s=2.5), a * 2.5)
+    np.testing.assert_array_equal(f(x=a, s=2.5), f(a, 2.5))
+    # An unhashable argument: traced every call, still right.
+    g = xo.jit(lambda x, t: x + t[0])
+    for v in (1.0, 2.0):
+        np.testing.assert_array_equal(g(a, [v]), a + v)
+    assert g.cache_size() == 0

@@ -37,6 +37,41 @@ _ARRAY_TYPES = (np.ndarray, _C.ndarray, np.generic)
 
 def _signature(args: tuple, kwargs: dict):
     """(cache key or None, array arguments, rebuild(arrays) -> (args, kwargs))."""
+    if kwargs:
+        return _signature_with_keywords(args, kwargs)
+    # Positional arguments only (the common call): one pass, no closure.
+    # Keys here are 2-tuples per argument, those with keywords 4-tuples, so
+    # the two kinds never collide. A zero or NaN float is keyed by its bits
+    # (`hex`): 0.0 and -0.0 compare equal but are different constants to
+    # bake in, and NaN never equals itself (it would trace on every call).
+    key: list[Any] = []
+    arrays: list[Any] = []
+    for value in args:
+        if isinstance(value, _ARRAY_TYPES):
+            arrays.append(value)
+            # Their own shape and dtype (np.shape and np.dtype(...) cost a
+            # microsecond per call; a dtype hashes in 40 ns, its `.str` is
+            # built anew in 150).
+            key.append((value.shape, value.dtype))
+        elif type(value) is float:
+            key.append((float, value) if value == value and value != 0.0 else (float, value.hex()))
+        else:
+            try:
+                hash(value)
+            except TypeError:
+                return _signature_with_keywords(args, kwargs)
+            key.append((type(value), value))
+    return tuple(key), arrays, functools.partial(_rebuild_positional, args)
+
+
+def _rebuild_positional(args: tuple, xs: list[Any]) -> tuple[tuple, dict]:
+    """`args` with its array arguments replaced by `xs`, in order."""
+    it = iter(xs)
+    return tuple(next(it) if isinstance(v, _ARRAY_TYPES) else v for v in args), {}
+
+
+def _signature_with_keywords(args: tuple, kwargs: dict):
+    """`_signature` of a call with keyword arguments (or unhashable values)."""
     key: list[Any] | None = []
     arrays: list[Any] = []
     where: list[tuple[bool, Any]] = []
@@ -46,13 +81,11 @@ def _signature(args: tuple, kwargs: dict):
             arrays.append(value)
             where.append((isinstance(pos, str), pos))
             if key is not None:
-                # ndarray and crossover arrays: their own shape and dtype
-                # (np.shape and np.dtype(...) cost a microsecond per call).
                 key.append((pos, "a", value.shape, value.dtype.str))
         elif key is not None:
             try:
                 hash(value)
-                key.append((pos, "v", type(value), value))
+                key.append((pos, "v", type(value), value.hex() if type(value) is float else value))
             except TypeError:
                 key = None
 
@@ -110,6 +143,29 @@ def _unflatten(tree: Any, outs: list[Any]) -> Any:
     return tag(_unflatten(t, outs) for t in tree[1])
 
 
+def _unflattener(tree: Any) -> Callable[[list[Any]], Any]:
+    """`_unflatten(tree, .)` as a function built once per cached trace, so a
+    replay does not walk the tree again."""
+    tag = tree[0]
+    if tag == "a":
+        i = tree[1]
+        return lambda outs: outs[i]
+    if tag == "c":
+        c = tree[1]
+        return lambda outs: c
+    if tag == "n":
+        t, subs = tree[1], [_unflattener(x) for x in tree[2]]
+        return lambda outs: t(*[f(outs) for f in subs])
+    if tag is dict:
+        items = [(k, _unflattener(x)) for k, x in tree[1]]
+        return lambda outs: {k: f(outs) for k, f in items}
+    subs = [_unflattener(x) for x in tree[1]]
+    if tag is tuple and len(subs) == 2:
+        f0, f1 = subs
+        return lambda outs: (f0(outs), f1(outs))
+    return lambda outs: tag([f(outs) for f in subs])
+
+
 class Jitted:
     """A function compiled by ``crossover.jit`` (see the module docstring)."""
 
@@ -144,8 +200,8 @@ class Jitted:
         key, arrays, rebuild = signature
         entry = self._cache.get(key) if key is not None else None
         if entry is not None and entry[0] is not None:
-            tape, tree = entry
-            return _unflatten(tree, _C._replay(tape, arrays, self._lazy))
+            tape, build = entry
+            return build(_C._replay(tape, arrays, self._lazy))
         xs = _C._to_inputs(arrays, self._lazy)
         a, k = rebuild(xs)
         if entry is not None:
@@ -169,7 +225,7 @@ class Jitted:
             return self._finish(result, (leaves, tree))
         self.last_reason = None
         if key is not None:
-            self._remember(key, (tape, tree))
+            self._remember(key, (tape, _unflattener(tree)))
         return _unflatten(tree, _C._replay(tape, xs, self._lazy))
 
     def _remember(self, key: Any, entry: tuple[Any, Any]) -> None:

@@ -345,6 +345,11 @@ def make_plan(fn: Callable[..., Any]) -> Plan | None:
     return Plan(fn, func, fn.__code__.co_firstlineno - 1)
 
 
+#: The written-back arguments of a function whose loops write none (shared,
+#: read only).
+_NONE_BOUND: dict[str, Any] = {}
+
+
 class LoopJitted(Jitted):
     """A ``@jit`` function whose loops are translated (module docstring)."""
 
@@ -366,8 +371,10 @@ class LoopJitted(Jitted):
             return self._fall_back(self._plan.rejection, args, kwargs)
         signature = _signature(args, kwargs)
         key = signature[0]
-        why = self._refused.get(key) if key is not None else None
-        bound = self._written_arguments(args, kwargs) if why is None else {}
+        # (Each test below skips work a replayed call does not need: hashing
+        # the key twice, binding arguments when nothing is written back.)
+        why = self._refused.get(key) if self._refused and key is not None else None
+        bound = self._written_arguments(args, kwargs) if why is None and self._plan.written_params else _NONE_BOUND
         if isinstance(bound, str):
             why = bound
         if why is not None:
@@ -379,9 +386,11 @@ class LoopJitted(Jitted):
             if key is not None:
                 self._refused[key] = why
             return self._fall_back(why, args, kwargs)
-        for name, final in zip(self._plan.written_params, finals):
-            np.copyto(bound[name], np.asarray(final), casting="unsafe")
-        self.fallback_reason = None
+        if finals:
+            for name, final in zip(self._plan.written_params, finals):
+                np.copyto(bound[name], np.asarray(final), casting="unsafe")
+        if self.fallback_reason is not None:
+            self.fallback_reason = None
         return self._result(value, bound)
 
     def _written_arguments(self, args: tuple, kwargs: dict) -> dict[str, Any] | str:
@@ -405,16 +414,17 @@ class LoopJitted(Jitted):
         return out
 
     def _result(self, value: Any, bound: dict[str, Any]) -> Any:
-        def fix(v: Any) -> Any:
-            if isinstance(v, _ParamRef):
-                return bound[v.name]
-            if isinstance(v, np.ndarray) and v.ndim == 0 and not self._lazy:
-                return v[()]  # a scalar, as the Python loop gives
-            return v
-
         if type(value) in (tuple, list):
-            return type(value)(fix(v) for v in value)
-        return fix(value)
+            return type(value)(self._fix(v, bound) for v in value)
+        return self._fix(value, bound)
+
+    def _fix(self, v: Any, bound: dict[str, Any]) -> Any:
+        """One returned value as the Python loop gives it."""
+        if isinstance(v, np.ndarray):
+            return v[()] if v.ndim == 0 and not self._lazy else v  # a scalar
+        if isinstance(v, _ParamRef):
+            return bound[v.name]
+        return v
 
     def _fall_back(self, why: str, args: tuple, kwargs: dict) -> Any:
         self.fallback_reason = why
