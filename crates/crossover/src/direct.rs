@@ -49,6 +49,27 @@ pub(crate) fn run_direct(engine: &Engine, a: &Array) -> Result<bool> {
     Ok(true)
 }
 
+/// The pending reductions that `a`, one elementwise op, waits for, when
+/// they are all it waits for (besides constants). Computing them first
+/// leaves `a` for the direct path and splits nothing that would have fused:
+/// a reduction's result ends its kernel in the fused path too, and sibling
+/// reductions still share theirs when evaluated together.
+pub(crate) fn pending_reductions(a: &Array) -> Option<Vec<Array>> {
+    if !matches!(a.op(), Op::Unary(_) | Op::Binary(_)) || a.is_ready() {
+        return None;
+    }
+    let mut reductions = Vec::new();
+    for i in a.pending_inputs()? {
+        match i.op() {
+            _ if i.is_ready() => {}
+            Op::Full(_) => {}
+            Op::Reduce { .. } => reductions.push(i),
+            _ => return None,
+        }
+    }
+    (!reductions.is_empty()).then_some(reductions)
+}
+
 /// A library call (matmul, solve, FFT, scan...) whose inputs are computed
 /// on the host: the call itself, as the fused path runs it (its results
 /// kept for the call's other outputs), without the graph around it.

@@ -393,6 +393,13 @@ impl Engine {
                 && matches!(policy, Policy::Auto | Policy::Force(DeviceKind::Cpu))
                 && !crate::trace::is_recording();
             if let ([one], true, false) = (outputs, cpu_only, detailed) {
+                // One op waiting only for reductions (`s / n`, `total + s`):
+                // the reductions first (their results end their kernels in
+                // the fused path too), then the op on the direct path
+                // instead of a kernel of its own.
+                if let Some(reductions) = crate::direct::pending_reductions(one) {
+                    self.evaluate_planned(&reductions, Some(policy), false)?;
+                }
                 if crate::direct::run_direct(self, one)? {
                     return Ok(Plan {
                         policy,

@@ -346,3 +346,55 @@ fn library_calls_on_computed_inputs_give_the_fused_bits() -> Result<()> {
     assert!(!with_current(|e| run_direct(e, &pending))?);
     Ok(())
 }
+
+/// One op waiting only for reductions (`total + s`, `s / n`, `max - min`):
+/// the reductions run first and the op on the direct path, with the fused
+/// path's bits; an op that also waits for elementwise work keeps the
+/// general path (splitting it off would cost a pass over memory).
+#[test]
+fn ops_on_pending_reductions_give_the_fused_bits() -> Result<()> {
+    use crate::direct::pending_reductions;
+    for (dtype, n) in [(DType::F32, 4099), (DType::F64, 10_000), (DType::F64, 1)] {
+        let make = |seed: u64| -> Result<Vec<Array>> {
+            // Finite values: a NaN would make every sum NaN.
+            let v = values(n, seed);
+            let v = v.into_iter().map(|v| if v.is_finite() { v } else { 0.75 });
+            let x = Array::from_vec(v.collect(), &[n])?.cast(dtype)?;
+            x.eval()?;
+            let sq = x.mul(&x)?.sum(None, false)?;
+            Ok(vec![
+                sq.add(0.25)?,
+                x.sum(None, false)?.div(n as f64)?,
+                x.max(None, false)?.sub(&x.min(None, false)?)?,
+                x.sum(None, false)?.unary(UnaryOp::Sqrt)?,
+            ])
+        };
+        for (fast, slow) in make(21)?.into_iter().zip(make(21)?) {
+            let waits = pending_reductions(&fast).map(|r| r.len());
+            assert!(
+                matches!(waits, Some(1 | 2)),
+                "{}: {waits:?}",
+                fast.op_name()
+            );
+            fast.eval()?;
+            slow.eval_with(Policy::Force(DeviceKind::Cpu))?;
+            assert_eq!(
+                fast.to_vec_f64()?
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>(),
+                slow.to_vec_f64()?
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>(),
+                "{} {dtype} n = {n}",
+                fast.op_name()
+            );
+        }
+    }
+    let x = input(300, 22, DType::F64);
+    let mixed = x.mul(2.0)?.add(&x.sum(None, false)?)?;
+    assert!(pending_reductions(&mixed).is_none());
+    assert!(pending_reductions(&x.sum(None, false)?).is_none());
+    Ok(())
+}
