@@ -102,7 +102,9 @@ fn input_buffers<'a>(b: &'a BoundKernel<'_>) -> Vec<&'a Arc<crate::buffer::Buffe
 
 /// Checks a backend's results against what the kernel declared.
 fn check_results(k: &Kernel, b: &BoundKernel<'_>, values: &[Value]) -> Result<()> {
-    check_values(&k.name(), &b.outputs, values)
+    // The kernel's name is formatted only for an error (a small kernel's
+    // run costs little more than formatting it).
+    check_values_of(|| k.name(), &b.outputs, values)
 }
 
 /// Checks that `values` are what `name` declared: as many, each of the
@@ -112,11 +114,20 @@ pub(crate) fn check_values(
     declared: &[(Vec<usize>, crate::dtype::DType)],
     values: &[Value],
 ) -> Result<()> {
+    check_values_of(|| name.to_string(), declared, values)
+}
+
+fn check_values_of(
+    name: impl Fn() -> String,
+    declared: &[(Vec<usize>, crate::dtype::DType)],
+    values: &[Value],
+) -> Result<()> {
     if values.len() != declared.len() {
         return Err(Error::internal(
             "eval",
             format!(
-                "{name} returned {} values for {} outputs",
+                "{} returned {} values for {} outputs",
+                name(),
                 values.len(),
                 declared.len()
             ),
@@ -127,7 +138,8 @@ pub(crate) fn check_values(
             return Err(Error::internal(
                 "eval",
                 format!(
-                    "{name} returned {:?} {} where {shape:?} {dtype} contiguous was declared",
+                    "{} returned {:?} {} where {shape:?} {dtype} contiguous was declared",
+                    name(),
                     v.layout.shape,
                     v.buffer.dtype()
                 ),

@@ -67,10 +67,9 @@ pub fn pending_work(outputs: &[Array], limit: usize) -> PendingWork {
         if !new {
             continue;
         }
-        if let Some(inputs) = a.pending_inputs() {
+        if a.extend_with_pending_inputs(&mut stack) {
             total = total.saturating_add(a.numel());
             library |= matches!(a.op(), Op::Library { .. });
-            stack.extend(inputs);
         }
     }
     PendingWork {
@@ -87,7 +86,9 @@ impl Graph {
             nodes: Vec::new(),
             inputs: Vec::new(),
             consumers: Vec::new(),
-            index: FastMap::default(),
+            // Sized for the usual small graph: growing it cost a rehash or
+            // two per evaluation.
+            index: FastMap::with_capacity_and_hasher(16, Default::default()),
             requested: Vec::new(),
         };
         // Iterative post-order DFS: (node, inputs, next input to visit).

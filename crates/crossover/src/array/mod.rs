@@ -143,6 +143,18 @@ impl Array {
         }
     }
 
+    /// Appends the inputs of a pending node to `to` (without the vector
+    /// [`Self::pending_inputs`] allocates); `false` once ready.
+    pub(crate) fn extend_with_pending_inputs(&self, to: &mut Vec<Array>) -> bool {
+        match &*self.state() {
+            NodeState::Pending(inputs) => {
+                to.extend_from_slice(inputs);
+                true
+            }
+            NodeState::Ready(_) => false,
+        }
+    }
+
     /// The value of a ready node.
     pub(crate) fn ready_value(&self) -> Option<Value> {
         match &*self.state() {
