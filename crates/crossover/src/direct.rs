@@ -58,16 +58,18 @@ pub(crate) fn pending_reductions(a: &Array) -> Option<Vec<Array>> {
     if !matches!(a.op(), Op::Unary(_) | Op::Binary(_)) || a.is_ready() {
         return None;
     }
-    let mut reductions = Vec::new();
-    for i in a.pending_inputs()? {
-        match i.op() {
-            _ if i.is_ready() => {}
-            Op::Full(_) => {}
-            Op::Reduce { .. } => reductions.push(i),
-            _ => return None,
+    a.with_pending_inputs(|inputs| {
+        let mut reductions = Vec::new();
+        for i in inputs {
+            match i.op() {
+                _ if i.is_ready() => {}
+                Op::Full(_) => {}
+                Op::Reduce { .. } => reductions.push(i.clone()),
+                _ => return None,
+            }
         }
-    }
-    (!reductions.is_empty()).then_some(reductions)
+        (!reductions.is_empty()).then_some(reductions)
+    })?
 }
 
 /// A library call (matmul, solve, FFT, scan...) whose inputs are computed

@@ -67,7 +67,9 @@ pub fn pending_work(outputs: &[Array], limit: usize) -> PendingWork {
         if !new {
             continue;
         }
-        if a.extend_with_pending_inputs(&mut stack) {
+        if a.with_pending_inputs(|ins| stack.extend_from_slice(ins))
+            .is_some()
+        {
             total = total.saturating_add(a.numel());
             library |= matches!(a.op(), Op::Library { .. });
         }

@@ -143,15 +143,13 @@ impl Array {
         }
     }
 
-    /// Appends the inputs of a pending node to `to` (without the vector
-    /// [`Self::pending_inputs`] allocates); `false` once ready.
-    pub(crate) fn extend_with_pending_inputs(&self, to: &mut Vec<Array>) -> bool {
+    /// `f` of the inputs of a pending node, read in place (without the
+    /// vector [`Self::pending_inputs`] allocates); `None` once ready. `f`
+    /// runs under the node's lock: it must not evaluate or change nodes.
+    pub(crate) fn with_pending_inputs<R>(&self, f: impl FnOnce(&[Array]) -> R) -> Option<R> {
         match &*self.state() {
-            NodeState::Pending(inputs) => {
-                to.extend_from_slice(inputs);
-                true
-            }
-            NodeState::Ready(_) => false,
+            NodeState::Pending(inputs) => Some(f(inputs)),
+            NodeState::Ready(_) => None,
         }
     }
 
