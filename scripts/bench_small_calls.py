@@ -1,0 +1,72 @@
+"""Per-call cost of small evaluations from Python (docs/benchmarks-percall.md).
+
+Times, in microseconds per call (median of rounds of many calls, inputs made
+outside the timed region), the small cases whose fixed cost the per-call
+work targets: a jitted Python loop (compare's conditional_accumulate_loop at
+N = 100), the same sum written with NumPy calls, a scalar op after a
+reduction, and a fused three-op expression, beside NumPy and (when
+installed) Numba. Run it once per build to compare builds:
+
+    PYTHONPATH=<build> env -u OPENBLAS_CORETYPE python scripts/bench_small_calls.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+import crossover as xo
+from crossover.compare.systems import conditional_accumulate_loop
+
+
+def per_call_us(fn: Callable[[], Any], rounds: int = 7, target_s: float = 0.05) -> float:
+    """Median over `rounds` of the mean call time of a batch of about `target_s`."""
+    for _ in range(50):
+        fn()
+    t0 = time.perf_counter()
+    fn()
+    reps = max(10, int(target_s / max(time.perf_counter() - t0, 1e-7)))
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        times.append((time.perf_counter() - t0) / reps * 1e6)
+    return statistics.median(times)
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.random(10_000)
+    xa = xo.asarray(x)
+    small = rng.random(1_000)
+    sa = xo.asarray(small)
+    loop = xo.jit(conditional_accumulate_loop)
+    cases: list[tuple[str, Callable[[], Any]]] = [
+        ("jit loop, 10,000 float64 (crossover)", lambda: loop(x, 0.5)),
+        ("where-sum, 10,000 float64 (crossover)", lambda: xo.where(xa > 0.5, xa * xa, -xa).sum().item()),
+        ("0.0 + where-sum (crossover)", lambda: (0.0 + xo.where(xa > 0.5, xa * xa, -xa).sum()).item()),
+        ("where-sum (NumPy)", lambda: np.where(x > 0.5, x * x, -x).sum()),
+        ("sum / n, 10,000 float64 (crossover)", lambda: (xa.sum() / 10_000).item()),
+        ("a*a + a, 1,000 float64, eval (crossover)", lambda: (sa * sa + sa).eval()),
+        ("a*a + a, 1,000 float64, to NumPy (crossover)", lambda: np.asarray(sa * sa + sa)),
+        ("a*a + a, 1,000 float64 (NumPy)", lambda: small * small + small),
+    ]
+    try:
+        from crossover.compare.numba_kernels import _kernels
+
+        numba_sum = _kernels()["conditional"]  # what compare times for Numba
+        numba_sum(x)
+        cases.append(("the same sum (Numba prange)", lambda: numba_sum(x)))
+    except Exception as e:  # noqa: BLE001 - Numba is optional here
+        print(f"(Numba skipped: {e})")
+    width = max(len(name) for name, _ in cases)
+    for name, fn in cases:
+        print(f"{name:<{width}}  {per_call_us(fn):8.3f} us")
+
+
+if __name__ == "__main__":
+    main()
