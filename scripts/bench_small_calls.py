@@ -12,30 +12,13 @@ installed) Numba. Run it once per build to compare builds:
 
 from __future__ import annotations
 
-import statistics
-import time
 from typing import Any, Callable
 
 import numpy as np
 
 import crossover as xo
+from crossover.compare.ops_causes import per_call_us
 from crossover.compare.systems import conditional_accumulate_loop
-
-
-def per_call_us(fn: Callable[[], Any], rounds: int = 7, target_s: float = 0.05) -> float:
-    """Median over `rounds` of the mean call time of a batch of about `target_s`."""
-    for _ in range(50):
-        fn()
-    t0 = time.perf_counter()
-    fn()
-    reps = max(10, int(target_s / max(time.perf_counter() - t0, 1e-7)))
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        times.append((time.perf_counter() - t0) / reps * 1e6)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -65,7 +48,9 @@ def main() -> None:
         print(f"(Numba skipped: {e})")
     width = max(len(name) for name, _ in cases)
     for name, fn in cases:
-        print(f"{name:<{width}}  {per_call_us(fn):8.3f} us")
+        for _ in range(50):  # warm-up: caches, compiled kernels, recycled memory
+            fn()
+        print(f"{name:<{width}}  {per_call_us(fn, batch_time=0.05):8.3f} us")
 
 
 if __name__ == "__main__":

@@ -131,16 +131,7 @@ def _flatten(obj: Any) -> tuple[list[Any], Any, bool]:
 
 
 def _unflatten(tree: Any, outs: list[Any]) -> Any:
-    tag = tree[0]
-    if tag == "a":
-        return outs[tree[1]]
-    if tag == "c":
-        return tree[1]
-    if tag == "n":
-        return tree[1](*(_unflatten(t, outs) for t in tree[2]))
-    if tag is dict:
-        return {k: _unflatten(t, outs) for k, t in tree[1]}
-    return tag(_unflatten(t, outs) for t in tree[1])
+    return _unflattener(tree)(outs)
 
 
 def _unflattener(tree: Any) -> Callable[[list[Any]], Any]:
