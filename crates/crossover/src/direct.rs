@@ -13,11 +13,11 @@
 //! their fixed task grid. The loops are the fused kernels' own
 //! ([`crate::cpu::direct`]), so results are the same bits.
 
-use crate::array::{Array, Value};
+use crate::array::{Array, NodeState, Value};
 use crate::buffer::Buffer;
 use crate::cpu::direct::{self, DirectOp, Operand};
 use crate::device::DeviceKind;
-use crate::dtype::DType;
+use crate::dtype::{DType, Scalar};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::op::Op;
@@ -113,13 +113,56 @@ fn one_thread(points: usize, flops: f64) -> bool {
     points > 0 && (points as f64) * (1.0 + flops / 4.0) < crate::cpu::parallel_min_work()
 }
 
-/// A computed input's value when its `n` elements can be read as one run
-/// (contiguous) or one repeated element (all strides 0) on the host.
-fn host_value(input: &Array, n: usize) -> Option<Value> {
-    let v = input.ready_value()?;
-    let runs = v.layout.is_contiguous() || v.layout.strides.iter().all(|&s| s == 0);
-    (v.layout.numel() == n && runs && v.buffer.residency().is_valid_on(DeviceKind::Cpu))
-        .then_some(v)
+/// A computed input as the direct loops read it: its buffer (shared, not
+/// copied), where its elements start, and whether they are one contiguous
+/// run (else one element repeated).
+struct HostInput {
+    buffer: Arc<Buffer>,
+    offset: usize,
+    contiguous: bool,
+}
+
+/// `input`'s value when its `n` elements can be read as one run
+/// (contiguous) or one repeated element (all strides 0) on the host. Read
+/// in place: the common call must not copy a layout per input.
+fn host_input(input: &Array, n: usize) -> Option<HostInput> {
+    let state = input.state();
+    let NodeState::Ready(v) = &*state else {
+        return None;
+    };
+    let contiguous = v.layout.is_contiguous();
+    let runs = contiguous || v.layout.strides.iter().all(|&s| s == 0);
+    (v.layout.numel() == n && runs && v.buffer.residency().is_valid_on(DeviceKind::Cpu)).then(
+        || HostInput {
+            buffer: Arc::clone(&v.buffer),
+            offset: v.layout.offset,
+            contiguous,
+        },
+    )
+}
+
+/// An elementwise op's input: a constant (a pending `full` node, read as
+/// one value as the fused program inlines it) or a computed host input.
+enum Held {
+    Const(Scalar),
+    Host(HostInput),
+}
+
+/// How the direct loop reads `held` (`n` elements); an empty slot is never
+/// read (the operands are cut to the op's inputs).
+fn operand(held: &Option<Held>, n: usize) -> Operand<'_> {
+    match held {
+        Some(Held::Host(h)) if h.contiguous && n > 1 => Operand::Run {
+            buffer: &h.buffer,
+            offset: h.offset,
+        },
+        Some(Held::Host(h)) => Operand::Element {
+            buffer: &h.buffer,
+            pos: h.offset,
+        },
+        Some(Held::Const(s)) => Operand::Const(*s),
+        None => Operand::Const(Scalar::Bool(false)),
+    }
 }
 
 fn elementwise(a: &Array) -> Result<Option<Buffer>> {
@@ -132,49 +175,40 @@ fn elementwise(a: &Array) -> Result<Option<Buffer>> {
     if n == 0 {
         return Ok(None);
     }
-    let Some(inputs) = a.pending_inputs() else {
-        return Ok(None);
-    };
-    let input = inputs[0].dtype();
-    let same_dtype = match op {
-        DirectOp::Binary(b) if b.is_comparison() => a.dtype() == DType::Bool,
-        _ => a.dtype() == input,
-    };
-    if !same_dtype || !direct::supports(input) || inputs.iter().any(|i| i.dtype() != input) {
-        return Ok(None);
-    }
-    // Constants (pending `full` nodes) are read as one value, as the fused
-    // program inlines them.
-    let mut held = Vec::with_capacity(inputs.len());
-    for i in &inputs {
-        match (i.op(), i.is_ready()) {
-            (Op::Full(s), false) => held.push(Err(*s)),
-            _ => match host_value(i, n) {
-                Some(v) => held.push(Ok(v)),
-                None => return Ok(None),
-            },
+    // Unary and binary ops have at most two inputs: held in place, without
+    // the vectors a general walk allocates.
+    let gathered = a.with_pending_inputs(|inputs| {
+        let input = inputs.first()?.dtype();
+        let same_dtype = match op {
+            DirectOp::Binary(b) if b.is_comparison() => a.dtype() == DType::Bool,
+            _ => a.dtype() == input,
+        };
+        if inputs.len() > 2
+            || !same_dtype
+            || !direct::supports(input)
+            || inputs.iter().any(|i| i.dtype() != input)
+        {
+            return None;
         }
-    }
-    let operands: Vec<Operand<'_>> = held
-        .iter()
-        .map(|h| match h {
-            Err(s) => Operand::Const(*s),
-            Ok(v) if v.layout.is_contiguous() && n > 1 => Operand::Run {
-                buffer: &v.buffer,
-                offset: v.layout.offset,
-            },
-            Ok(v) => Operand::Element {
-                buffer: &v.buffer,
-                pos: v.layout.offset,
-            },
-        })
-        .collect();
+        let mut held: [Option<Held>; 2] = [None, None];
+        for (slot, i) in held.iter_mut().zip(inputs) {
+            *slot = Some(match i.op() {
+                Op::Full(s) if !i.is_ready() => Held::Const(*s),
+                _ => Held::Host(host_input(i, n)?),
+            });
+        }
+        Some((input, held, inputs.len()))
+    });
+    let Some(Some((input, held, count))) = gathered else {
+        return Ok(None);
+    };
+    let operands = [operand(&held[0], n), operand(&held[1], n)];
     crate::interrupt::check("eval")?;
     // Work for several threads is split as the fused path splits it: one
     // op's loop per task, where the fused kernel would run the
     // interpreter chunk by chunk (a third slower for a copy-like op).
     let parallel = !one_thread(n, op.flops());
-    direct::run(op, input, a.dtype(), &operands, n, parallel).map(Some)
+    direct::run(op, input, a.dtype(), &operands[..count], n, parallel).map(Some)
 }
 
 /// A reduction over trailing axes of a computed contiguous input (the
@@ -183,10 +217,10 @@ fn reduction(a: &Array) -> Result<Option<Buffer>> {
     let Op::Reduce { op, axes, .. } = a.op() else {
         return Ok(None);
     };
-    let Some(inputs) = a.pending_inputs() else {
-        return Ok(None);
-    };
-    let [input] = inputs.as_slice() else {
+    let Some(Some(input)) = a.with_pending_inputs(|inputs| match inputs {
+        [input] => Some(input.clone()),
+        _ => None,
+    }) else {
         return Ok(None);
     };
     let shape = input.shape();
@@ -198,7 +232,7 @@ fn reduction(a: &Array) -> Result<Option<Buffer>> {
     if !trailing || n == 0 || !direct::supports(input.dtype()) {
         return Ok(None);
     }
-    let Some(v) = host_value(input, n).filter(|v| v.layout.is_contiguous()) else {
+    let Some(v) = host_input(&input, n).filter(|v| v.contiguous) else {
         return Ok(None);
     };
     let reduced: usize = axes.iter().map(|&ax| shape[ax]).product();
@@ -208,7 +242,7 @@ fn reduction(a: &Array) -> Result<Option<Buffer>> {
     direct::reduce(
         *op,
         &v.buffer,
-        v.layout.offset,
+        v.offset,
         n / reduced.max(1),
         reduced,
         a.dtype(),

@@ -28,7 +28,7 @@ use crate::device::{AtomicPolicy, Backend, DeviceKind, Policy};
 use crate::error::{catch_panic, Error, Result};
 use crate::exec;
 use crate::fuse::fuse;
-use crate::fuse_cache::fuse_cached;
+use crate::fuse_cache::{fuse_missed, lookup, Lookup};
 use crate::graph::{resolve_ready_view, Graph};
 use crate::plan::{self, Devices, Plan};
 use crate::trace;
@@ -401,12 +401,7 @@ impl Engine {
                     self.evaluate_planned(&reductions, Some(policy), false)?;
                 }
                 if crate::direct::run_direct(self, one)? {
-                    return Ok(Plan {
-                        policy,
-                        kernels: Vec::new(),
-                        profile: String::new(),
-                        ran: true,
-                    });
+                    return ready_outputs(outputs, policy);
                 }
             }
             let graph = Graph::collect(outputs);
@@ -414,7 +409,17 @@ impl Engine {
             let kernels = if graph.is_empty() {
                 Vec::new()
             } else {
-                fuse_cached(&graph)?
+                match lookup(&graph) {
+                    // The common repeated call: one kernel, only the CPU, no
+                    // plan read. Bound from the cached template, no `Kernel`.
+                    Lookup::Hit(cached) if cpu_only && !detailed && cached.is_single() => {
+                        exec::run_cached_on_cpu(self, &graph, &cached)?;
+                        drop(graph);
+                        return ready_outputs(outputs, policy);
+                    }
+                    Lookup::Hit(cached) => cached.kernels(&graph),
+                    Lookup::Miss(key) => fuse_missed(&graph, key)?,
+                }
             };
             drop(graph);
             let plan = if cpu_only && !detailed {
@@ -443,11 +448,7 @@ impl Engine {
                 }
                 plan
             };
-            for o in outputs {
-                if !resolve_ready_view(o) {
-                    return Err(Error::internal("eval", format!("{o:?} was not computed")));
-                }
-            }
+            ready_outputs(outputs, policy)?;
             Ok(plan)
         })
     }
@@ -618,6 +619,22 @@ impl Engine {
 /// the global one).
 /// A calibrated profile's CPU thread-split threshold, for the process (the
 /// CPU backend's pool is the process's).
+/// Checks that evaluation left every output computed (views of computed
+/// bases made ready); the plan of a run nobody reads.
+fn ready_outputs(outputs: &[Array], policy: Policy) -> Result<Plan> {
+    for o in outputs {
+        if !resolve_ready_view(o) {
+            return Err(Error::internal("eval", format!("{o:?} was not computed")));
+        }
+    }
+    Ok(Plan {
+        policy,
+        kernels: Vec::new(),
+        profile: String::new(),
+        ran: true,
+    })
+}
+
 fn apply_cpu_settings(profile: &Profile) {
     if let Some(w) = profile
         .device(DeviceKind::Cpu)

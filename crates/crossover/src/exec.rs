@@ -28,7 +28,7 @@ fn input_value(a: &Array) -> Result<Value> {
 }
 
 /// The buffer of a kernel input (its layout is the kernel's own).
-fn input_buffer(a: &Array) -> Result<Arc<crate::buffer::Buffer>> {
+pub(crate) fn input_buffer(a: &Array) -> Result<Arc<crate::buffer::Buffer>> {
     if !a.is_ready() {
         resolve_ready_view(a);
     }
@@ -86,18 +86,20 @@ pub(crate) fn bind(k: &Kernel) -> Result<BoundKernel<'_>> {
     })
 }
 
-/// Buffers a bound kernel reads.
-fn input_buffers<'a>(b: &'a BoundKernel<'_>) -> Vec<&'a Arc<crate::buffer::Buffer>> {
-    match &b.body {
-        BoundBody::Fused { sources, .. } => sources
-            .iter()
-            .filter_map(|s| match s {
-                BoundSource::Buffer { buffer, .. } => Some(buffer),
-                BoundSource::Index { .. } => None,
-            })
-            .collect(),
-        BoundBody::Library { inputs, .. } => inputs.iter().map(|v| &v.buffer).collect(),
-    }
+/// Buffers a bound kernel reads (an iterator: a vector per kernel run cost
+/// an allocation on the per-call path).
+fn input_buffers<'a>(
+    b: &'a BoundKernel<'_>,
+) -> impl Iterator<Item = &'a Arc<crate::buffer::Buffer>> + 'a {
+    let (sources, inputs) = match &b.body {
+        BoundBody::Fused { sources, .. } => (sources.as_slice(), &[][..]),
+        BoundBody::Library { inputs, .. } => (&[][..], inputs.as_slice()),
+    };
+    let fused = sources.iter().filter_map(|s| match s {
+        BoundSource::Buffer { buffer, .. } => Some(buffer),
+        BoundSource::Index { .. } => None,
+    });
+    fused.chain(inputs.iter().map(|v| &v.buffer))
 }
 
 /// Checks a backend's results against what the kernel declared.
@@ -222,17 +224,49 @@ pub(crate) fn run_on_cpu(engine: &Engine, kernels: &[Kernel]) -> Result<()> {
             }
         }
         let bound = bind(k)?;
-        for buffer in input_buffers(&bound) {
-            if !buffer.residency().is_valid_on(DeviceKind::Cpu) {
-                backend.copy_in(buffer)?;
-                engine.count_copy(DeviceKind::Cpu);
-            }
-        }
-        let values = backend.run(&bound)?;
-        engine.count_kernel(DeviceKind::Cpu);
-        check_results(k, &bound, &values)?;
+        let values = run_bound_on_cpu(engine, backend, &bound, || k.name())?;
         drop(bound);
         store_results(k, values)?;
+    }
+    backend.finish().map(|_| ())
+}
+
+/// Copies `bound`'s inputs that are not on the host there, runs it on the
+/// CPU and checks its results against what `name` declared.
+fn run_bound_on_cpu(
+    engine: &Engine,
+    backend: &Arc<dyn Backend>,
+    bound: &BoundKernel<'_>,
+    name: impl Fn() -> String,
+) -> Result<Vec<Value>> {
+    for buffer in input_buffers(bound) {
+        if !buffer.residency().is_valid_on(DeviceKind::Cpu) {
+            backend.copy_in(buffer)?;
+            engine.count_copy(DeviceKind::Cpu);
+        }
+    }
+    let values = backend.run(bound)?;
+    engine.count_kernel(DeviceKind::Cpu);
+    check_values_of(name, &bound.outputs, &values)?;
+    Ok(values)
+}
+
+/// Runs the one kernel of a `graph` this thread's fusion cache knows,
+/// bound straight from the cached template, on the CPU. (Graphs of several
+/// kernels take [`run_on_cpu`], which lets each intermediate go as soon as
+/// its consumers ran.)
+pub(crate) fn run_cached_on_cpu(
+    engine: &Engine,
+    graph: &Graph,
+    cached: &crate::fuse_cache::Cached,
+) -> Result<()> {
+    let backend = engine.backend(DeviceKind::Cpu)?;
+    crate::interrupt::check("eval")?;
+    let bound = cached.bind_first(graph)?;
+    let values = run_bound_on_cpu(engine, backend, &bound, || cached.first_name())?;
+    drop(bound);
+    for (node, v) in cached.first_outputs(graph).zip(values) {
+        node.set_value(v);
     }
     backend.finish().map(|_| ())
 }

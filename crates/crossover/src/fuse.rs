@@ -128,6 +128,16 @@ pub struct Kernel {
     pub fused: Vec<&'static str>,
 }
 
+/// The name of a fused kernel closed by `reduce` (if any) that fused the
+/// ops `fused`, e.g. `fused(mul,sin)` or `sum(mul,add)`.
+pub(crate) fn fused_name(reduce: Option<&ReducePlan>, fused: &[&str]) -> String {
+    let head = match reduce {
+        Some(r) => r.ops.iter().map(|o| o.name()).collect::<Vec<_>>().join("+"),
+        None => "fused".to_string(),
+    };
+    format!("{head}({})", fused.join(","))
+}
+
 impl Kernel {
     /// Points in the iteration space.
     pub fn numel(&self) -> usize {
@@ -201,13 +211,7 @@ impl Kernel {
     /// or `matmul`.
     pub fn name(&self) -> String {
         match &self.body {
-            KernelBody::Fused { reduce, .. } => {
-                let head = match reduce {
-                    Some(r) => r.ops.iter().map(|o| o.name()).collect::<Vec<_>>().join("+"),
-                    None => "fused".to_string(),
-                };
-                format!("{head}({})", self.fused.join(","))
-            }
+            KernelBody::Fused { reduce, .. } => fused_name(reduce.as_ref(), &self.fused),
             KernelBody::Library { call, .. } => call.op.name().to_string(),
         }
     }
@@ -366,7 +370,7 @@ impl Partition {
     ) -> (HashSet<usize>, Option<Boundary>) {
         let mut users = HashSet::new();
         let mut blocked = None;
-        for &c in &g.consumers[i] {
+        for &c in &g.consumers()[i] {
             if let Op::View(ops) = g.nodes[c].op() {
                 let mut shape = g.nodes[i].shape().to_vec();
                 for v in ops {
@@ -383,7 +387,7 @@ impl Partition {
                 if requested.contains(&c) {
                     blocked = blocked.or(Some(Boundary::Requested));
                 }
-                for &cc in &g.consumers[c] {
+                for &cc in &g.consumers()[c] {
                     if matches!(g.nodes[cc].op(), Op::Library { .. }) {
                         blocked = blocked.or(Some(Boundary::LibraryInput));
                     }

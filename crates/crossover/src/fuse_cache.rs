@@ -9,8 +9,13 @@
 //! Fusion does not depend on the devices, so neither does the cache; the
 //! planner still places every kernel. Graphs with random sources or library
 //! calls (their keys and calls are unique per call) are not cached.
+//!
+//! When only the CPU can run anything and nobody reads the plan, a graph
+//! cached as one kernel is bound straight from its template
+//! ([`Cached::bind_first`]): no [`Kernel`] is made for it.
 
 use crate::array::{Array, NodeState};
+use crate::device::{BoundBody, BoundKernel, BoundSource};
 use crate::dtype::Scalar;
 use crate::error::Result;
 use crate::expr::ir::Program;
@@ -37,10 +42,10 @@ impl Hasher for FastHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
+        // Slices of words (the cache's keys) are hashed a word at a time,
+        // read in place: a copy per word was a `memcpy` call each.
         for c in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w));
+            self.write_u64(word(c));
         }
     }
     #[inline]
@@ -49,6 +54,20 @@ impl Hasher for FastHasher {
     }
     fn write_usize(&mut self, v: usize) {
         self.write_u64(v as u64)
+    }
+}
+
+/// Up to eight bytes as one little-endian word (zero-padded).
+#[inline]
+fn word(c: &[u8]) -> u64 {
+    match <[u8; 8]>::try_from(c) {
+        Ok(w) => u64::from_le_bytes(w),
+        Err(_) => {
+            let mut w = [0u8; 8];
+            let n = c.len().min(8);
+            w[..n].copy_from_slice(&c[..n]);
+            u64::from_le_bytes(w)
+        }
     }
 }
 
@@ -64,10 +83,13 @@ impl Hasher for Enc<'_> {
     }
     fn write(&mut self, bytes: &[u8]) {
         self.0.push(bytes.len() as u64);
-        for c in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.0.push(u64::from_le_bytes(w));
+        // Whole words read in place (shapes and strides are slices of
+        // words): a copy per word was a `memcpy` call each.
+        let words = bytes.chunks_exact(8);
+        let tail = words.remainder();
+        self.0.extend(words.map(word));
+        if !tail.is_empty() {
+            self.0.push(word(tail));
         }
     }
     fn write_u8(&mut self, v: u8) {
@@ -139,35 +161,112 @@ thread_local! {
     static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
 }
 
-/// [`fuse`], through this thread's cache.
-pub(crate) fn fuse_cached(graph: &Graph) -> Result<Vec<Kernel>> {
-    let looked_up = CACHE.with(|c| {
+/// A graph this thread's cache knows: its kernels' templates and the
+/// graph's ready inputs, to bind to this graph.
+pub(crate) struct Cached {
+    templates: Templates,
+    ext: Vec<Array>,
+}
+
+/// What a lookup in this thread's cache found.
+pub(crate) enum Lookup {
+    Hit(Cached),
+    /// Not cached: the key to cache the fused kernels under, with the ready
+    /// inputs in key order (`None`: a graph that is not cached).
+    Miss(Option<(Box<[u64]>, Vec<Array>)>),
+}
+
+/// Looks `graph`'s structure up in this thread's cache.
+pub(crate) fn lookup(graph: &Graph) -> Lookup {
+    CACHE.with(|c| {
         let Ok(mut c) = c.try_borrow_mut() else {
-            return None;
+            return Lookup::Miss(None);
         };
         let c = &mut *c;
         c.key.clear();
-        let ext = encode(graph, &mut c.key)?;
-        let hit = c.map.get(&c.key[..]).cloned();
-        let key = hit.is_none().then(|| c.key.clone().into_boxed_slice());
-        Some((ext, hit, key))
-    });
-    let Some((ext, hit, key)) = looked_up else {
-        return fuse(graph);
-    };
-    if let Some(t) = hit {
-        return Ok(instantiate(&t, graph, &ext));
+        let Some(ext) = encode(graph, &mut c.key) else {
+            return Lookup::Miss(None);
+        };
+        match c.map.get(&c.key[..]) {
+            Some(t) => Lookup::Hit(Cached {
+                templates: Arc::clone(t),
+                ext,
+            }),
+            None => Lookup::Miss(Some((c.key.clone().into_boxed_slice(), ext))),
+        }
+    })
+}
+
+impl Cached {
+    /// The cached kernels bound to this graph's nodes and inputs.
+    pub(crate) fn kernels(&self, graph: &Graph) -> Vec<Kernel> {
+        instantiate(&self.templates, graph, &self.ext)
     }
+
+    /// Whether the graph is one kernel.
+    pub(crate) fn is_single(&self) -> bool {
+        self.templates.len() == 1
+    }
+
+    /// The first kernel bound to `graph`'s buffers without making a
+    /// [`Kernel`] (whose vectors and layouts cost more than a small
+    /// kernel's loop); `graph` is the one this was looked up for.
+    pub(crate) fn bind_first<'k>(&'k self, graph: &Graph) -> Result<BoundKernel<'k>> {
+        let t = &self.templates[0];
+        let mut sources = Vec::with_capacity(t.sources.len());
+        for s in &t.sources {
+            sources.push(match s.array {
+                Some(r) => BoundSource::Buffer {
+                    buffer: crate::exec::input_buffer(&resolve(r, graph, &self.ext))?,
+                    layout: &s.layout,
+                },
+                None => BoundSource::Index { layout: &s.layout },
+            });
+        }
+        Ok(BoundKernel {
+            shape: &t.shape,
+            outputs: t
+                .outputs
+                .iter()
+                .map(|&p| (graph.nodes[p].shape().to_vec(), graph.nodes[p].dtype()))
+                .collect(),
+            body: BoundBody::Fused {
+                program: &t.program,
+                sources,
+                reduce: t.reduce.as_ref(),
+            },
+        })
+    }
+
+    /// The graph's nodes the first kernel computes, in output order.
+    pub(crate) fn first_outputs<'g>(&'g self, graph: &'g Graph) -> impl Iterator<Item = &'g Array> {
+        self.templates[0].outputs.iter().map(|&p| &graph.nodes[p])
+    }
+
+    /// The first kernel's name (for errors).
+    pub(crate) fn first_name(&self) -> String {
+        let t = &self.templates[0];
+        crate::fuse::fused_name(t.reduce.as_ref(), &t.fused)
+    }
+}
+
+/// [`fuse`] for a graph the cache missed, caching the kernels under `key`.
+pub(crate) fn fuse_missed(
+    graph: &Graph,
+    key: Option<(Box<[u64]>, Vec<Array>)>,
+) -> Result<Vec<Kernel>> {
     let kernels = fuse(graph)?;
-    if let (Some(key), Some(t)) = (key, template(&kernels, graph, &ext)) {
-        CACHE.with(|c| {
-            if let Ok(mut c) = c.try_borrow_mut() {
-                if c.map.len() >= CAPACITY {
-                    c.map.clear();
+    if let Some((key, ext)) = key {
+        if let Some(t) = template(&kernels, graph, &ext) {
+            CACHE.with(|c| {
+                if let Ok(mut c) = c.try_borrow_mut() {
+                    if c.map.len() >= CAPACITY {
+                        c.map.clear();
+                    }
+                    c.map.insert(key, t);
                 }
-                c.map.insert(key, t);
-            }
-        });
+            });
+        }
     }
     Ok(kernels)
 }

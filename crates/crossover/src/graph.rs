@@ -8,16 +8,22 @@ use crate::op::Op;
 
 type FastBuild = std::hash::BuildHasherDefault<FastHasher>;
 
+/// Graphs up to this many nodes find a node by scanning them (the usual
+/// small call: cheaper than building and hashing into a map).
+const SCAN_NODES: usize = 32;
+
 /// A pending subgraph in topological order (inputs before consumers).
 pub struct Graph {
     /// Pending nodes, inputs first.
     pub nodes: Vec<Array>,
     /// For each node, its inputs (pending or ready).
     pub inputs: Vec<Vec<Array>>,
-    /// For each node, the positions (in `nodes`) of its pending consumers.
-    pub consumers: Vec<Vec<usize>>,
-    /// Node id -> position in `nodes`.
-    pub index: FastMap<u64, usize>,
+    /// For each node, the positions (in `nodes`) of its pending consumers:
+    /// made on first use (fusion), not for a graph the fusion cache knows.
+    consumers: std::sync::OnceLock<Vec<Vec<usize>>>,
+    /// Node id -> position in `nodes`, for graphs of more than
+    /// [`SCAN_NODES`] nodes (smaller ones are scanned: no map to build).
+    index: Option<FastMap<u64, usize>>,
     /// Positions of the requested outputs that are pending.
     pub requested: Vec<usize>,
 }
@@ -30,7 +36,7 @@ pub fn pending_points(outputs: &[Array], limit: usize) -> usize {
 }
 
 /// What [`pending_work`] found behind some outputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PendingWork {
     /// Elements of the pending nodes, counted until the limit is passed.
     pub points: usize,
@@ -41,6 +47,21 @@ pub struct PendingWork {
 
 /// Like [`pending_points`], noting library calls as well.
 pub fn pending_work(outputs: &[Array], limit: usize) -> PendingWork {
+    // The common call (one op on computed inputs) without the walk's
+    // vectors: its own elements are all there is.
+    if let [one] = outputs {
+        let alone = one.with_pending_inputs(|ins| ins.iter().all(Array::is_ready));
+        match alone {
+            None => return PendingWork::default(),
+            Some(true) => {
+                return PendingWork {
+                    points: one.numel(),
+                    library: matches!(one.op(), Op::Library { .. }),
+                }
+            }
+            Some(false) => {}
+        }
+    }
     let mut library = false;
     // Small graphs (the common case) track visited ids in a short list;
     // a hash set is only worth its allocation for big ones.
@@ -87,16 +108,14 @@ impl Graph {
         let mut g = Graph {
             nodes: Vec::new(),
             inputs: Vec::new(),
-            consumers: Vec::new(),
-            // Sized for the usual small graph: growing it cost a rehash or
-            // two per evaluation.
-            index: FastMap::with_capacity_and_hasher(16, Default::default()),
+            consumers: std::sync::OnceLock::new(),
+            index: None,
             requested: Vec::new(),
         };
         // Iterative post-order DFS: (node, inputs, next input to visit).
         let mut stack: Vec<(Array, Vec<Array>, usize)> = Vec::new();
         for out in outputs {
-            if g.index.contains_key(&out.id()) || resolve_ready_view(out) {
+            if g.position(out.id()).is_some() || resolve_ready_view(out) {
                 continue;
             }
             let Some(ins) = out.pending_inputs() else {
@@ -107,7 +126,7 @@ impl Graph {
                 if top.2 < top.1.len() {
                     let child = top.1[top.2].clone();
                     top.2 += 1;
-                    if g.index.contains_key(&child.id()) || resolve_ready_view(&child) {
+                    if g.position(child.id()).is_some() || resolve_ready_view(&child) {
                         continue;
                     }
                     if let Some(ci) = child.pending_inputs() {
@@ -116,26 +135,11 @@ impl Graph {
                     }
                 } else {
                     let (node, ins, _) = stack.pop().expect("non-empty");
-                    g.index.insert(node.id(), g.nodes.len());
-                    g.nodes.push(node);
-                    g.inputs.push(ins);
+                    g.push(node, ins);
                 }
             }
         }
-        g.consumers = vec![Vec::new(); g.nodes.len()];
-        for (i, ins) in g.inputs.iter().enumerate() {
-            for input in ins {
-                if let Some(&j) = g.index.get(&input.id()) {
-                    if !g.consumers[j].contains(&i) {
-                        g.consumers[j].push(i);
-                    }
-                }
-            }
-        }
-        g.requested = outputs
-            .iter()
-            .filter_map(|o| g.index.get(&o.id()).copied())
-            .collect();
+        g.requested = outputs.iter().filter_map(|o| g.position(o.id())).collect();
         g.requested.dedup();
         g
     }
@@ -144,13 +148,58 @@ impl Graph {
         self.nodes.len()
     }
 
+    /// Appends a node (its inputs already in) with its inputs.
+    fn push(&mut self, node: Array, inputs: Vec<Array>) {
+        let position = self.nodes.len();
+        match &mut self.index {
+            Some(map) => {
+                map.insert(node.id(), position);
+            }
+            None if position >= SCAN_NODES => {
+                let mut map: FastMap<u64, usize> =
+                    FastMap::with_capacity_and_hasher(2 * SCAN_NODES, Default::default());
+                map.extend(self.nodes.iter().enumerate().map(|(p, n)| (n.id(), p)));
+                map.insert(node.id(), position);
+                self.index = Some(map);
+            }
+            None => {}
+        }
+        self.nodes.push(node);
+        self.inputs.push(inputs);
+    }
+
+    /// Position of the node with this id, if it is in the graph.
+    fn position(&self, id: u64) -> Option<usize> {
+        match &self.index {
+            Some(map) => map.get(&id).copied(),
+            None => self.nodes.iter().position(|n| n.id() == id),
+        }
+    }
+
+    /// For each node, the positions (in `nodes`) of its pending consumers.
+    pub fn consumers(&self) -> &[Vec<usize>] {
+        self.consumers.get_or_init(|| {
+            let mut consumers = vec![Vec::new(); self.nodes.len()];
+            for (i, ins) in self.inputs.iter().enumerate() {
+                for input in ins {
+                    if let Some(j) = self.position(input.id()) {
+                        if !consumers[j].contains(&i) {
+                            consumers[j].push(i);
+                        }
+                    }
+                }
+            }
+            consumers
+        })
+    }
+
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
 
     /// Position of a pending node, `None` for ready ones.
     pub fn pos(&self, a: &Array) -> Option<usize> {
-        self.index.get(&a.id()).copied()
+        self.position(a.id())
     }
 }
 
@@ -178,5 +227,66 @@ pub fn resolve_ready_view(a: &Array) -> bool {
         // Base values of views are contiguous (materialised by a kernel), so
         // this only happens for an exotic ready base; the fuser copies then.
         None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::BinaryOp;
+
+    fn ready(shape: &[usize], seed: f64) -> Array {
+        let n: usize = shape.iter().product();
+        let v = (0..n).map(|i| (i as f64 * 0.37 + seed).sin()).collect();
+        let a = Array::from_vec(v, shape).expect("input");
+        a.eval().expect("eval");
+        a
+    }
+
+    /// The one-op shortcut gives what the walk gives (the same array asked
+    /// twice takes the walk).
+    #[test]
+    fn pending_work_of_one_op_matches_the_walk() {
+        let (x, y) = (ready(&[3, 5], 0.1), ready(&[3, 5], 0.2));
+        let sum = Array::binary(BinaryOp::Add, &x, &y).expect("add");
+        let product = x.matmul(&ready(&[5, 4], 0.3)).expect("matmul");
+        let product_xy = Array::binary(BinaryOp::Mul, &x, &y).expect("mul");
+        let chain = Array::binary(BinaryOp::Add, &product_xy, &x).expect("add");
+        for (a, points, library) in [(&sum, 15, false), (&product, 12, true), (&chain, 30, false)] {
+            let one = pending_work(std::slice::from_ref(a), usize::MAX);
+            let walked = pending_work(&[a.clone(), a.clone()], usize::MAX);
+            assert_eq!(one, walked, "{}", a.op_name());
+            assert_eq!(
+                (one.points, one.library),
+                (points, library),
+                "{}",
+                a.op_name()
+            );
+        }
+        sum.eval().expect("eval");
+        assert_eq!(pending_work(&[sum], usize::MAX), PendingWork::default());
+    }
+
+    /// Positions are found by scanning small graphs and through a map from
+    /// [`SCAN_NODES`] on: both give every node's place, inputs first.
+    #[test]
+    fn positions_in_small_and_large_graphs() {
+        let x = ready(&[4], 0.5);
+        for len in [3, SCAN_NODES, SCAN_NODES + 1, 3 * SCAN_NODES] {
+            let mut chain = vec![Array::binary(BinaryOp::Add, &x, &x).expect("add")];
+            for _ in 1..len {
+                let last = chain.last().expect("non-empty");
+                chain.push(Array::binary(BinaryOp::Mul, last, &x).expect("mul"));
+            }
+            let g = Graph::collect(&[chain[len - 1].clone(), chain[0].clone()]);
+            assert_eq!(g.len(), len);
+            for (i, node) in chain.iter().enumerate() {
+                assert_eq!(g.pos(node), Some(i), "node {i} of {len}");
+                assert_eq!(g.nodes[i].id(), node.id());
+            }
+            assert_eq!(g.pos(&x), None);
+            assert_eq!(g.requested, vec![len - 1, 0]);
+            assert_eq!(g.consumers()[0].first(), (len > 1).then_some(&1));
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! the CPU and the GPU engines alike.
 
 use crate::common::*;
-use crossover::{Array, DType, SliceArg};
+use crossover::{Array, DType, DeviceKind, SliceArg};
 
 fn seq(n: usize, scale: f64) -> Vec<f64> {
     (0..n).map(|i| i as f64 * scale - 1.5).collect()
@@ -183,4 +183,62 @@ fn same_reduction_other_axes_and_shapes() {
             }
         }
     });
+}
+
+/// A graph the cache knows as one kernel is bound straight from its
+/// template when only the CPU runs (no `Kernel` made): each repeat must read
+/// its own inputs (new values, a pending view of a new ready base) and
+/// write its own outputs, on sizes around the interpreter's chunk.
+#[test]
+fn one_kernel_graphs_repeat_with_their_own_inputs() {
+    on_every_engine(|e| {
+        for &n in &EDGE_SIZES[..5] {
+            for repeat in 0..3 {
+                let shift = 0.25 + repeat as f64;
+                let v: Vec<f64> = (0..2 * n)
+                    .map(|i| (i as f64 * 0.731 + shift).sin() * 4.0)
+                    .collect();
+                let base = Array::from_vec(v.clone(), &[n, 2]).unwrap();
+                base.eval().unwrap();
+                // [2, n], a view of the ready base: resolved, not copied.
+                let t = base.transpose().unwrap();
+                let want: Vec<f64> = (0..2 * n)
+                    .map(|k| {
+                        let x = v[(k % n) * 2 + k / n];
+                        x * x + shift
+                    })
+                    .collect();
+                let before = e.engine.kernels_run(DeviceKind::Cpu);
+                let sq = t.mul(&t).unwrap().add(shift).unwrap();
+                sq.eval().unwrap();
+                if e.name == "cpu" {
+                    assert_eq!(e.engine.kernels_run(DeviceKind::Cpu), before + 1, "n {n}");
+                }
+                // (A GPU compiler may contract `x * x + shift` into one
+                // rounding: a tolerance, not bits.)
+                close(&sq.to_vec_f64().unwrap(), &want, n);
+                // A reduction closing the chain, the chain requested too.
+                let sq = t.mul(&t).unwrap().add(shift).unwrap();
+                let total = sq.sum(None, false).unwrap();
+                Array::eval_all(&[sq.clone(), total.clone()]).unwrap();
+                close(&sq.to_vec_f64().unwrap(), &want, n);
+                let expected: f64 = want.iter().sum();
+                let got = total.to_vec_f64().unwrap()[0];
+                assert!(
+                    (got - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+                    "n {n}: {got} vs {expected}"
+                );
+            }
+        }
+    });
+}
+
+fn close(got: &[f64], want: &[f64], n: usize) {
+    assert_eq!(got.len(), want.len(), "n {n}");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-14 * w.abs().max(1.0),
+            "n {n} [{k}]: {g} vs {w}"
+        );
+    }
 }
