@@ -11,7 +11,8 @@ PyTorch (`scripts/gpu-check.sh diag` runs it after `run` and `large`):
    (the link's rate here), crossover's `to_device` and `np.asarray`.
 
 Medians; inputs made before timing; one process per shape so the knob,
-read once, takes effect."""
+read once, takes effect. Arguments name the parts to run (`gpu_diag.py 2
+3`); none runs all three."""
 
 import os
 import statistics
@@ -63,6 +64,41 @@ def peer_sums():
         print(f"  peers {n:>11,d}: torch {tt * 1e6:8.1f} us ({4 * n / tt / 1e12:5.2f} TB/s), cupy {tc * 1e6:8.1f} us", flush=True)
 
 
+TRACE_CHILD = r"""
+import numpy as np
+import crossover as xo
+a = np.random.default_rng(1).random(1000, dtype=np.float32)
+x = xo.to_device(xo.asarray(a), "gpu")
+with xo.device("gpu"):
+    for _ in range(330):
+        (xo.sin(x) * 3.0 - 0.25).eval()
+"""
+
+
+def host_enqueue():
+    """The host's time inside the backend's run (binding to a launch: launch
+    plan, kernel lookup, output blocks, parameters, the launch and its
+    events), from the engine's trace: a GPU kernel's span there ends when
+    it is enqueued, not when it finishes."""
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        env = dict(os.environ, CROSSOVER_TRACE=path)
+        r = subprocess.run([sys.executable, "-c", TRACE_CHILD], env=env, capture_output=True, text=True, timeout=60)
+        if r.returncode != 0 or not os.path.exists(path):
+            print(f"  trace child failed: {r.stderr.strip()[-300:]}")
+            return
+        with open(path) as fh:
+            events = [e for e in json.load(fh)["traceEvents"] if e.get("cat") == "kernel"]
+    durs = sorted(e["dur"] for e in events[30:])
+    starts = [e["ts"] for e in events[30:]]
+    gaps = sorted(b - a for a, b in zip(starts, starts[1:]))
+    print(f"  crossover host time in the backend's run (trace):    {statistics.median(durs):7.1f} us (of {len(durs)} kernels)")
+    print(f"  crossover kernel start to next kernel start (trace): {statistics.median(gaps):7.1f} us")
+
+
 def small_calls():
     import cupy as cp
     import torch
@@ -90,6 +126,14 @@ def small_calls():
         print(f"  crossover x.sum() eval (resident):                   {timed(lambda: x.sum().eval()):7.1f} us")
         e = xo.explain(xo.sin(x) * 3.0 - 0.25)
         print(f"  crossover kernel by its events:                      {e.seconds * 1e6:7.1f} us")
+        # Where the host's time goes: building the expression, planning it
+        # (no run), and the CPU's whole call on the same data in host memory.
+        print(f"  crossover building sin(x)*3-0.25 (no evaluation):    {timed(lambda: xo.sin(x) * 3.0 - 0.25):7.1f} us")
+        print(f"  crossover building + planning (explain, run=False):  {timed(lambda: xo.explain(xo.sin(x) * 3.0 - 0.25, run=False)):7.1f} us")
+    host_enqueue()
+    h = xo.asarray(a)
+    with xo.device("cpu"):
+        print(f"  crossover the same on the CPU, np.asarray:           {timed(lambda: np.asarray(xo.sin(h) * 3.0 - 0.25)):7.1f} us")
     print(f"  CuPy (cp.sin(c)*3-0.25).get():                       {timed(lambda: (cp.sin(c) * 3.0 - 0.25).get()):7.1f} us")
     print(f"  CuPy the same, synchronize only:                     {timed(lambda: ((cp.sin(c) * 3.0 - 0.25), cp.cuda.Device().synchronize())):7.1f} us")
     print(f"  PyTorch (torch.sin(t)*3-0.25).cpu():                 {timed(lambda: (torch.sin(t) * 3.0 - 0.25).cpu()):7.1f} us")
@@ -149,16 +193,20 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--shape-child":
         shape_child()
         return
-    print("== 1. sums by segment shape (points per segment, most segments)", flush=True)
-    for shape in SHAPES:
-        env = dict(os.environ, CROSSOVER_GPU_REDUCE_SEGMENTS=shape)
-        r = subprocess.run([sys.executable, __file__, "--shape-child"], env=env, capture_output=True, text=True, timeout=60)
-        print(f"  {shape:>11s}: {r.stdout.strip() or r.stderr.strip()[-300:]}", flush=True)
-    peer_sums()
-    print("== 2. call to result, 1,000 float32 resident on the GPU", flush=True)
-    small_calls()
-    print("== 3. host-device copies of 400 MB", flush=True)
-    copies()
+    parts = set(sys.argv[1:]) or {"1", "2", "3"}
+    if "1" in parts:
+        print("== 1. sums by segment shape (points per segment, most segments)", flush=True)
+        for shape in SHAPES:
+            env = dict(os.environ, CROSSOVER_GPU_REDUCE_SEGMENTS=shape)
+            r = subprocess.run([sys.executable, __file__, "--shape-child"], env=env, capture_output=True, text=True, timeout=60)
+            print(f"  {shape:>11s}: {r.stdout.strip() or r.stderr.strip()[-300:]}", flush=True)
+        peer_sums()
+    if "2" in parts:
+        print("== 2. call to result, 1,000 float32 resident on the GPU", flush=True)
+        small_calls()
+    if "3" in parts:
+        print("== 3. host-device copies of 400 MB", flush=True)
+        copies()
 
 
 if __name__ == "__main__":

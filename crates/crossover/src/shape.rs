@@ -30,9 +30,14 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
 /// ```
 /// use crossover::shape::broadcast_shapes;
 /// assert_eq!(broadcast_shapes("add", &[3, 1], &[4]).unwrap(), vec![3, 4]);
+/// assert_eq!(broadcast_shapes("add", &[2, 3], &[2, 3]).unwrap(), vec![2, 3]);
 /// assert!(broadcast_shapes("add", &[3], &[4]).is_err());
 /// ```
 pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    if a == b {
+        // The common case of every recorded binary op.
+        return Ok(a.to_vec());
+    }
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {

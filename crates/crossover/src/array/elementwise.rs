@@ -50,14 +50,12 @@ impl Operand {
 
 /// The common dtype of operands, with scalars weak (NumPy 2 rules).
 fn common_dtype(ops: &[&Operand]) -> DType {
-    let arrays: Vec<DType> = ops
-        .iter()
-        .filter_map(|o| match o {
-            Operand::Array(a) => Some(a.dtype()),
-            Operand::Scalar(_) => None,
-        })
-        .collect();
-    let Some(mut d) = arrays.iter().copied().reduce(DType::promote) else {
+    // Folded in place: this runs on every recorded op.
+    let arrays = ops.iter().filter_map(|o| match o {
+        Operand::Array(a) => Some(a.dtype()),
+        Operand::Scalar(_) => None,
+    });
+    let Some(mut d) = arrays.reduce(DType::promote) else {
         // Only scalars: they are strong among themselves.
         return ops
             .iter()

@@ -65,6 +65,8 @@ pub struct CudaApi {
     ptx: bool,
     /// Pinned buffers for large copies.
     staging: Staging,
+    /// Timing events of finished launches, for the next ones.
+    spare_events: Arc<Spares<(CudaEvent, CudaEvent)>>,
     /// The process that opened the device (a forked child must not use it).
     pid: u32,
     /// cuBLAS, made on the first matrix product.
@@ -115,31 +117,90 @@ pub struct CudaKernels {
     functions: Vec<CudaFunction>,
 }
 
-/// Start and end of one launch.
+/// Start and end of one launch. Its events go back to the API's spares
+/// when it is dropped.
 pub struct CudaTiming {
-    start: CudaEvent,
-    end: CudaEvent,
+    events: Option<(CudaEvent, CudaEvent)>,
+    spares: Arc<Spares<(CudaEvent, CudaEvent)>>,
+}
+
+impl CudaTiming {
+    fn pair(&self) -> &(CudaEvent, CudaEvent) {
+        self.events
+            .as_ref()
+            .expect("a timing's events are taken only when it is dropped")
+    }
+}
+
+impl Drop for CudaTiming {
+    fn drop(&mut self) {
+        if let Some(pair) = self.events.take() {
+            self.spares.put(pair);
+        }
+    }
+}
+
+/// Objects kept for reuse, at most [`Spares::MAX`] (more are dropped).
+///
+/// Timing events are kept so: a small kernel's launch takes a few
+/// microseconds, and creating and destroying its two events each time
+/// added four driver calls to it. A spare event is recorded again, which
+/// replaces what it captured before (its timing was read or dropped).
+struct Spares<T>(std::sync::Mutex<Vec<T>>);
+
+impl<T> Default for Spares<T> {
+    fn default() -> Self {
+        Self(std::sync::Mutex::new(Vec::new()))
+    }
+}
+
+impl<T> Spares<T> {
+    /// Objects kept at most.
+    const MAX: usize = 64;
+
+    fn take(&self) -> Option<T> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).pop()
+    }
+
+    fn put(&self, item: T) {
+        let mut spares = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if spares.len() < Self::MAX {
+            spares.push(item);
+        }
+    }
 }
 
 impl CudaApi {
     /// Records the start of timed work on crossover's stream.
     fn start_timing(&self) -> Result<CudaTiming, ApiError> {
-        let event = || {
-            self.ctx
-                .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| err("cuEventCreate", e))
+        let pair = match self.spare_events.take() {
+            Some(pair) => pair,
+            None => {
+                let event = || {
+                    self.ctx
+                        .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                        .map_err(|e| err("cuEventCreate", e))
+                };
+                (event()?, event()?)
+            }
         };
-        let (start, end) = (event()?, event()?);
-        start
+        let timing = CudaTiming {
+            events: Some(pair),
+            spares: Arc::clone(&self.spare_events),
+        };
+        timing
+            .pair()
+            .0
             .record(&self.stream)
             .map_err(|e| err("cuEventRecord", e))?;
-        Ok(CudaTiming { start, end })
+        Ok(timing)
     }
 
     /// Records the end of the work [`CudaApi::start_timing`] began.
     fn end_timing(&self, timing: CudaTiming) -> Result<CudaTiming, ApiError> {
         timing
-            .end
+            .pair()
+            .1
             .record(&self.stream)
             .map_err(|e| err("cuEventRecord", e))?;
         Ok(timing)
@@ -277,6 +338,7 @@ impl CudaApi {
             }
             Ok(CudaApi {
                 staging: Staging::new(Arc::clone(&ctx)),
+                spare_events: Arc::default(),
                 ctx,
                 stream,
                 pool,
@@ -527,9 +589,9 @@ impl GpuApi for CudaApi {
 
     fn elapsed(&self, event: &CudaTiming) -> Result<Option<f64>, ApiError> {
         self.enter("cuEventElapsedTime")?;
-        let ms = event
-            .start
-            .elapsed_ms(&event.end)
+        let (start, end) = event.pair();
+        let ms = start
+            .elapsed_ms(end)
             .map_err(|e| err("cuEventElapsedTime", e))?;
         Ok(Some(ms as f64 / 1e3))
     }
@@ -538,6 +600,22 @@ impl GpuApi for CudaApi {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spares_are_reused_last_in_first_out_and_bounded() {
+        let spares = Spares::<usize>::default();
+        assert_eq!(spares.take(), None);
+        for i in 0..Spares::<usize>::MAX + 5 {
+            spares.put(i);
+        }
+        // The first MAX were kept, the rest dropped; the newest comes first.
+        assert_eq!(spares.take(), Some(Spares::<usize>::MAX - 1));
+        let mut left = 1;
+        while spares.take().is_some() {
+            left += 1;
+        }
+        assert_eq!(left, Spares::<usize>::MAX);
+    }
 
     #[test]
     fn versions_are_checked_before_a_driver_call_fails() {
