@@ -16,14 +16,15 @@
 #                                     # elements beside a device copy,
 #                                     # CuPy's fused kernel and PyTorch
 #   scripts/gpu-check.sh session      # there, as ONE device call (about 7
-#                                     # minutes on an H100): run, diag 2 3
+#                                     # minutes on an H100): run, diag 2 3 4
 #                                     # and the latencies, logs packed into
 #                                     # $OUT/o.tgz after each step
 #   scripts/gpu-check.sh diag [OUT [PARTS]]  # there, after run: sums
 #                                     # under each reduction segment shape,
 #                                     # small-call latency and copies beside
-#                                     # CuPy and PyTorch (scripts/gpu_diag.py;
-#                                     # PARTS: 1 2 3, default all)
+#                                     # CuPy and PyTorch, OpenCL in child
+#                                     # processes (scripts/gpu_diag.py;
+#                                     # PARTS: 1 2 3 4, default all)
 #
 # With no argument it builds, then runs when `nvidia-smi` sees a GPU, and
 # otherwise prints the command to run there. docs/gpu.md records results.
@@ -230,9 +231,9 @@ diag() {
 
 # session: what a session lent a GPU runs there, in one call of the
 # device tool (carry gpu-check/xz, made here by `build` then `pack`):
-# the whole check, the small-call breakdown and copies (diag 2 3) and the
-# latencies, each step's logs packed into $OUT/o.tgz as it ends (a call
-# cut at its limit still returns what ran). Sized for a 560 s limit.
+# the whole check, the small-call breakdown, copies and the OpenCL child
+# probe (diag 2 3 4) and the latencies, each step's logs packed into
+# $OUT/o.tgz as it ends (a call cut at its limit still returns what ran). Sized for a 560 s limit.
 session() {
   local o=/tmp/o
   mkdir -p "$o"
@@ -240,8 +241,8 @@ session() {
   GPU_CHECK_TESTS_S=200 GPU_CHECK_TEST_THREADS=8 GPU_CHECK_OPENCL_TESTS_S=240 GPU_CHECK_OPENCL_TEST_THREADS=8 \
     run "$o" 2>&1 | tee "$o/run.log"
   pk
-  GPU_CHECK_DIAG_S=90 diag "$o" 2 3 >/dev/null 2>&1
-  tail -n 25 "$o/diag.log"
+  GPU_CHECK_DIAG_S=100 diag "$o" 2 3 4 >/dev/null 2>&1
+  tail -n 60 "$o/diag.log"
   pk
   GPU_CHECK_LATENCY_ONLY=1 GPU_CHECK_LATENCY_S=60 large "$o"
   pk

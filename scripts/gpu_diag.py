@@ -7,13 +7,18 @@ PyTorch (`scripts/gpu-check.sh diag` runs it after `run` and `large`):
    beside PyTorch's and CuPy's sums timed by CUDA events;
 2. call to result of a small kernel (1,000 float32, resident): crossover
    forced onto the GPU, CuPy and PyTorch, each read back to the host;
-3. host-device copies of 400 MB: PyTorch from pinned and pageable memory
-   (the link's rate here), crossover's `to_device` and `np.asarray`.
+3. host-device copies of 400 MB: the host's memcpy into and out of pinned
+   memory (what staging can reach), PyTorch from pinned and pageable
+   memory (the link's rate here), crossover's `to_device` and `np.asarray`
+   (with where each array was and whether the values came back right);
+4. OpenCL platforms seen by child processes of a process holding an NVIDIA
+   OpenCL context and a CUDA context (environment, inherited descriptors).
 
 Medians; inputs made before timing; one process per shape so the knob,
 read once, takes effect. Arguments name the parts to run (`gpu_diag.py 2
-3`); none runs all three."""
+3`); none runs all four."""
 
+import ctypes
 import os
 import statistics
 import subprocess
@@ -163,6 +168,17 @@ def copies():
         return statistics.median(ts)
 
     gb = 4 * n / 1e9
+    # What staging through pinned buffers can reach at best: the host's own
+    # memcpy into and out of pinned memory (PyTorch's CPU copy uses all its
+    # threads; NumPy's copyto one).
+    other = np.empty_like(host)
+    for name, run in (
+        ("numpy copyto, 1 thread", lambda: np.copyto(other, host)),
+        (f"torch pageable -> pinned ({torch.get_num_threads()} thr)", lambda: pinned.copy_(th)),
+        (f"torch pinned -> pageable ({torch.get_num_threads()} thr)", lambda: th.copy_(pinned)),
+    ):
+        s = wall(run)
+        print(f"  {name:28s} {s * 1e3:8.2f} ms  {gb / s:6.1f} GB/s")
     for name, run in (
         ("torch pinned -> gpu", lambda: dev.copy_(pinned, non_blocking=True)),
         ("torch pageable -> gpu", lambda: dev.copy_(th)),
@@ -173,7 +189,10 @@ def copies():
         print(f"  {name:28s} {s * 1e3:8.2f} ms  {gb / s:6.1f} GB/s")
     # Fresh arrays each time: an array already valid on a device is not
     # copied again.
-    ups, downs = [], []
+    # A run with no calibrated profile (2026-11-28) read a GPU result back
+    # in 0.15 ms, too fast for 400 MB: where each array was and whether the
+    # values came back right are printed beside the times.
+    ups, downs, seen = [], [], set()
     for _ in range(7):
         xa = xo.asarray(host)
         t0 = time.perf_counter()
@@ -182,18 +201,117 @@ def copies():
         del xa
         with xo.device("gpu"):
             y = (xg * 2.0).eval()
+        where = (xg.device, y.device)
         t0 = time.perf_counter()
-        np.asarray(xo.to_device(y, "cpu"))
+        back = np.asarray(xo.to_device(y, "cpu"))
         downs.append(time.perf_counter() - t0)
+        seen.add((where, bool(np.array_equal(back, host * np.float32(2.0)))))
+    print(f"  crossover (x, 2x) devices and result right: {sorted(seen)}")
     for name, s in (("crossover to_device(gpu)", statistics.median(ups)), ("crossover gpu -> np.asarray", statistics.median(downs))):
         print(f"  {name:28s} {s * 1e3:8.2f} ms  {gb / s:6.1f} GB/s")
+
+
+# Part 4: a child of the engine's OpenCL suite on an H100 (2026-11-28) listed
+# no NVIDIA OpenCL device while the same command alone did. A parent lists
+# the platforms, opens an NVIDIA OpenCL context, then a CUDA context; after
+# each step children list the platforms with the parent's C environment
+# (what Rust's Command passes) and its descriptors inherited or closed.
+libc = ctypes.CDLL(None)
+OPENCL_START = dict(os.environ)
+
+
+def opencl_listing():
+    cl = ctypes.CDLL("libOpenCL.so.1")
+    n = ctypes.c_uint()
+    rc = cl.clGetPlatformIDs(0, None, ctypes.byref(n))
+    if rc != 0:
+        return f"clGetPlatformIDs rc={rc}"
+    ids = (ctypes.c_void_p * n.value)()
+    cl.clGetPlatformIDs(n, ids, None)
+    out = []
+    for p in ids:
+        buf = ctypes.create_string_buffer(256)
+        cl.clGetPlatformInfo(ctypes.c_void_p(p), 0x0902, 256, buf, None)
+        nd = ctypes.c_uint()
+        rc = cl.clGetDeviceIDs(ctypes.c_void_p(p), ctypes.c_ulong(0xFFFFFFFF), 0, None, ctypes.byref(nd))
+        out.append(f"{buf.value.decode()}: rc={rc} devices={nd.value}")
+    return "; ".join(out)
+
+
+def c_environ():
+    env = ctypes.POINTER(ctypes.c_char_p).in_dll(libc, "environ")
+    out, i = {}, 0
+    while env[i]:
+        k, _, v = env[i].decode(errors="replace").partition("=")
+        out[k] = v
+        i += 1
+    return out
+
+
+def inheritable_fds():
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            flags = int(open(f"/proc/self/fdinfo/{fd}").read().split("flags:")[1].split()[0], 8)
+            if not flags & 0o2000000 and int(fd) > 2:
+                out.append(f"{fd}->{os.readlink(f'/proc/self/fd/{fd}')}")
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
+def report(step):
+    env = c_environ()
+    changed = {k: v for k, v in env.items() if OPENCL_START.get(k) != v}
+    print(f"== {step}\n  C environ changed: {changed or 'nothing'}\n  fds without close-on-exec: {inheritable_fds() or 'none'}")
+    for label, kw in (
+        ("C environ, fds inherited", dict(env=env, close_fds=False)),
+        ("C environ, fds closed", dict(env=env, close_fds=True)),
+        ("start environ, fds inherited", dict(env=OPENCL_START, close_fds=False)),
+    ):
+        r = subprocess.run([sys.executable, __file__, "--list-opencl"], capture_output=True, text=True, timeout=60, **kw)
+        print(f"  child ({label}): {r.stdout.strip()} {r.stderr.strip()[-200:]}", flush=True)
+
+
+def opencl_child():
+    report("before anything")
+    cl = ctypes.CDLL("libOpenCL.so.1")
+    n = ctypes.c_uint()
+    cl.clGetPlatformIDs(0, None, ctypes.byref(n))
+    plats = (ctypes.c_void_p * n.value)()
+    cl.clGetPlatformIDs(n, plats, None)
+    report("parent listed platforms")
+    nv_dev = None
+    for p in plats:
+        buf = ctypes.create_string_buffer(256)
+        cl.clGetPlatformInfo(ctypes.c_void_p(p), 0x0902, 256, buf, None)
+        if b"NVIDIA" in buf.value:
+            d = ctypes.c_void_p()
+            cl.clGetDeviceIDs(ctypes.c_void_p(p), ctypes.c_ulong(0xFFFFFFFF), 1, ctypes.byref(d), None)
+            nv_dev = d
+    if nv_dev is not None:
+        err = ctypes.c_int()
+        cl.clCreateContext.restype = ctypes.c_void_p
+        _ctx = cl.clCreateContext(None, 1, ctypes.byref(nv_dev), None, None, ctypes.byref(err))
+        print(f"  NVIDIA OpenCL context: err={err.value}")
+        report("parent holds an NVIDIA OpenCL context")
+    try:
+        cu = ctypes.CDLL("libcuda.so.1")
+        c = ctypes.c_void_p()
+        print(f"  cuInit={cu.cuInit(0)} retain={cu.cuDevicePrimaryCtxRetain(ctypes.byref(c), 0)}")
+        report("parent also holds a CUDA context")
+    except OSError as e:
+        print(f"  no CUDA driver: {e}")
 
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--shape-child":
         shape_child()
         return
-    parts = set(sys.argv[1:]) or {"1", "2", "3"}
+    if len(sys.argv) > 1 and sys.argv[1] == "--list-opencl":
+        print(opencl_listing())
+        return
+    parts = set(sys.argv[1:]) or {"1", "2", "3", "4"}
     if "1" in parts:
         print("== 1. sums by segment shape (points per segment, most segments)", flush=True)
         for shape in SHAPES:
@@ -207,6 +325,9 @@ def main():
     if "3" in parts:
         print("== 3. host-device copies of 400 MB", flush=True)
         copies()
+    if "4" in parts:
+        print("== 4. OpenCL platforms seen by child processes", flush=True)
+        opencl_child()
 
 
 if __name__ == "__main__":
