@@ -320,10 +320,13 @@ impl Engine {
         })
     }
 
+    /// Places `kernels`; `words`: with each placement's reasons in words
+    /// (a plan someone reads) or without (a plan only run).
     fn plan_kernels(
         &self,
         kernels: &[crate::fuse::Kernel],
         policy: Option<Policy>,
+        words: bool,
     ) -> Result<Plan> {
         let policy = policy
             .or_else(thread_policy)
@@ -335,11 +338,15 @@ impl Engine {
             ],
         };
         let st = self.state();
-        let kernels = plan::plan(kernels, &st.profile, &devices, policy)?;
+        let kernels = plan::plan(kernels, &st.profile, &devices, policy, words)?;
         Ok(Plan {
             policy,
             kernels,
-            profile: self.note.clone(),
+            profile: if words {
+                self.note.clone()
+            } else {
+                String::new()
+            },
             ran: false,
         })
     }
@@ -357,7 +364,7 @@ impl Engine {
             } else {
                 fuse(&graph)?
             };
-            self.plan_kernels(&kernels, policy)
+            self.plan_kernels(&kernels, policy, true)
         })
     }
 
@@ -374,7 +381,8 @@ impl Engine {
     /// [`Engine::evaluate`] for callers that drop the plan (`Array::eval`,
     /// the Python front's reads): when nothing but the CPU could run a
     /// kernel, it skips the predictions, the plan's words and the history,
-    /// which cost more than a small kernel itself (~4 us a call).
+    /// which cost more than a small kernel itself (~4 us a call); with a
+    /// GPU it still places each kernel, without the words.
     pub(crate) fn evaluate_only(&self, outputs: &[Array]) -> Result<()> {
         self.evaluate_planned(outputs, None, false).map(|_| ())
     }
@@ -435,7 +443,9 @@ impl Engine {
                     ran: true,
                 }
             } else {
-                let mut plan = self.plan_kernels(&kernels, Some(policy))?;
+                // The trace records each kernel's reason.
+                let words = detailed || crate::trace::is_recording();
+                let mut plan = self.plan_kernels(&kernels, Some(policy), words)?;
                 let run = exec::run_plan(self, &kernels, &mut plan);
                 // External host memory (a NumPy array) may change before the
                 // next evaluation: its device copies are not trusted beyond

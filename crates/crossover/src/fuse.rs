@@ -228,7 +228,7 @@ impl Kernel {
                     r.mode,
                     r.ops.iter().map(|o| o.name()).collect::<Vec<_>>()
                 ),
-                None => program.key(),
+                None => program.key().to_string(),
             },
             KernelBody::Library { call, .. } => call.op.key(),
         }

@@ -213,6 +213,7 @@ pub(crate) fn plan(
     profile: &Profile,
     devices: &Devices<'_>,
     policy: Policy,
+    words: bool,
 ) -> Result<Vec<PlannedKernel>> {
     let mut sim = Sim::default();
     let mut out = Vec::with_capacity(kernels.len());
@@ -227,28 +228,40 @@ pub(crate) fn plan(
         }
         let out_bytes: usize = k.outputs.iter().map(|o| o.numel() * o.dtype().size()).sum();
         let in_bytes: usize = inputs.iter().map(|i| i.1).sum();
-        let options: Vec<DeviceOption> = DeviceKind::ALL
-            .iter()
-            .map(|&d| DeviceOption {
+        let mut options: Vec<DeviceOption> = Vec::with_capacity(DeviceKind::ALL.len());
+        for &d in &DeviceKind::ALL {
+            let outcome = match options.first().map(|o| &o.outcome) {
+                // Under `auto`, a device that would first need copies
+                // taking longer than the whole CPU run cannot be chosen
+                // (its total is at least those copies; ties go to the
+                // CPU). When nobody reads the words, its prediction (the
+                // backend's checks, launch plan and compile state, about
+                // half of a small call with a GPU present) is skipped.
+                Some(Ok(cpu))
+                    if !words
+                        && matches!(policy, Policy::Auto)
+                        && copies_to(d, &inputs, profile).2 >= cpu.total_s =>
+                {
+                    Err(OUTPACED.to_string())
+                }
+                _ => predict_on(d, k, &work, &inputs, in_bytes + out_bytes, profile, devices),
+            };
+            options.push(DeviceOption {
                 device: d,
-                outcome: predict_on(d, k, &work, &inputs, in_bytes + out_bytes, profile, devices),
+                outcome,
                 route: match (&k.body, &devices.backends[d.index()]) {
                     (KernelBody::Library { call, .. }, Ok(b)) => b.library_route(&call.op),
                     _ => None,
                 },
-            })
-            .collect();
+            });
+        }
         let usable: Vec<(DeviceKind, &Prediction)> = options
             .iter()
             .filter_map(|o| o.outcome.as_ref().ok().map(|p| (o.device, p)))
             .collect();
-        let (device, choice, reason) = match policy {
+        let (device, choice) = match policy {
             Policy::Force(d) => match &options[d.index()].outcome {
-                Ok(p) => (
-                    d,
-                    Choice::Forced,
-                    format!("forced by policy '{d}' (predicted {})", ms(p.total_s)),
-                ),
+                Ok(_) => (d, Choice::Forced),
                 Err(why) => {
                     return Err(Error::Device {
                         op: "place",
@@ -267,21 +280,17 @@ pub(crate) fn plan(
                 }
             },
             Policy::Prefer(d) => match &options[d.index()].outcome {
-                Ok(p) => (
-                    d,
-                    Choice::Forced,
-                    format!(
-                        "preferred by policy '{}' (predicted {})",
-                        policy.name(),
-                        ms(p.total_s)
-                    ),
-                ),
-                Err(why) => {
-                    let (dev, choice, reason) = choose(&options, &usable)?;
-                    (dev, choice, format!("{d} cannot run it ({why}); {reason}"))
-                }
+                Ok(_) => (d, Choice::Forced),
+                Err(_) => choose(&usable)?,
             },
-            Policy::Auto => choose(&options, &usable)?,
+            Policy::Auto => choose(&usable)?,
+        };
+        // The words cost more than a small kernel; a caller that drops the
+        // plan (`words` false) does not pay for them.
+        let reason = if words {
+            reason_for(policy, device, choice, &options, &usable)
+        } else {
+            String::new()
         };
         // Update residency: copied inputs are now valid on `device` too;
         // outputs live only there.
@@ -296,7 +305,11 @@ pub(crate) fn plan(
             name: k.name(),
             key: work.key.clone(),
             fused: k.fused.clone(),
-            written: k.reasons.iter().map(|r| r.describe()).collect(),
+            written: if words {
+                k.reasons.iter().map(|r| r.describe()).collect()
+            } else {
+                Vec::new()
+            },
             shape: k.shape.clone(),
             work,
             options,
@@ -310,11 +323,9 @@ pub(crate) fn plan(
     Ok(out)
 }
 
-fn choose(
-    options: &[DeviceOption],
-    usable: &[(DeviceKind, &Prediction)],
-) -> Result<(DeviceKind, Choice, String)> {
-    let Some(&(best, bp)) = usable
+/// The usable device with the fastest predicted completion.
+fn choose(usable: &[(DeviceKind, &Prediction)]) -> Result<(DeviceKind, Choice)> {
+    let Some(&(best, _)) = usable
         .iter()
         .min_by(|a, b| a.1.total_s.total_cmp(&b.1.total_s))
     else {
@@ -324,7 +335,58 @@ fn choose(
             msg: "no device can run this kernel".into(),
         });
     };
-    if usable.len() == 1 {
+    let choice = if usable.len() == 1 {
+        Choice::OnlyUsable
+    } else {
+        Choice::Fastest
+    };
+    Ok((best, choice))
+}
+
+/// Why `device` was chosen, in words (`explain`'s reason).
+fn reason_for(
+    policy: Policy,
+    device: DeviceKind,
+    choice: Choice,
+    options: &[DeviceOption],
+    usable: &[(DeviceKind, &Prediction)],
+) -> String {
+    let predicted = |d: DeviceKind| {
+        options[d.index()]
+            .outcome
+            .as_ref()
+            .map_or(String::new(), |p| ms(p.total_s))
+    };
+    match (policy, &options[device.index()].outcome) {
+        (Policy::Force(d), _) => format!("forced by policy '{d}' (predicted {})", predicted(d)),
+        (Policy::Prefer(d), _) if d == device => format!(
+            "preferred by policy '{}' (predicted {})",
+            policy.name(),
+            predicted(d)
+        ),
+        (Policy::Prefer(d), _) => {
+            let why = options[d.index()].outcome.as_ref().err().cloned();
+            format!(
+                "{d} cannot run it ({}); {}",
+                why.unwrap_or_default(),
+                choice_words(device, choice, options, usable)
+            )
+        }
+        (Policy::Auto, _) => choice_words(device, choice, options, usable),
+    }
+}
+
+/// The words of an automatic choice of `best` among `usable`.
+fn choice_words(
+    best: DeviceKind,
+    choice: Choice,
+    options: &[DeviceOption],
+    usable: &[(DeviceKind, &Prediction)],
+) -> String {
+    let Some(&(_, bp)) = usable.iter().find(|u| u.0 == best) else {
+        return String::new();
+    };
+    if choice == Choice::OnlyUsable {
         let others: Vec<String> = options
             .iter()
             .filter_map(|o| {
@@ -334,15 +396,11 @@ fn choose(
                     .map(|e| format!("{}: {e}", o.device))
             })
             .collect();
-        return Ok((
-            best,
-            Choice::OnlyUsable,
-            format!(
-                "{best} is the only usable device (predicted {}); {}",
-                ms(bp.total_s),
-                others.join("; ")
-            ),
-        ));
+        return format!(
+            "{best} is the only usable device (predicted {}); {}",
+            ms(bp.total_s),
+            others.join("; ")
+        );
     }
     let mut parts = vec![format!("{best} {}", ms(bp.total_s))];
     let mut notes = Vec::new();
@@ -366,7 +424,30 @@ fn choose(
     if !notes.is_empty() {
         reason += &format!(" ({})", notes.join("; "));
     }
-    Ok((best, Choice::Fastest, reason))
+    reason
+}
+
+/// Why a device was not predicted for a plan nobody reads (see [`plan`]).
+const OUTPACED: &str = "not predicted: the CPU finishes before the copies to this device would";
+
+/// The copies `inputs` need to be valid on `d`: how many, their bytes and
+/// predicted seconds (each from wherever it is valid; the host when it is
+/// anywhere).
+fn copies_to(
+    d: DeviceKind,
+    inputs: &[(InputId, usize, Locations)],
+    profile: &Profile,
+) -> (usize, usize, f64) {
+    let (mut copies, mut copy_bytes, mut copy_s) = (0, 0, 0.0);
+    for (_, bytes, locs) in inputs {
+        if !locs.contains(d) {
+            let from = locs.iter().next().unwrap_or(DeviceKind::Cpu);
+            copies += 1;
+            copy_bytes += bytes;
+            copy_s += profile.predict_copy(from, d, *bytes);
+        }
+    }
+    (copies, copy_bytes, copy_s)
 }
 
 fn predict_on(
@@ -395,16 +476,7 @@ fn predict_on(
         .preparation(k)
         .seconds(profile.device_or_default(d).compile_s);
     let kernel = profile.predict_kernel(d, work);
-    let (mut copies, mut copy_bytes, mut copy_s) = (0, 0, 0.0);
-    for (_, bytes, locs) in inputs {
-        if !locs.contains(d) {
-            // Copy from wherever it is valid (the host when it is anywhere).
-            let from = locs.iter().next().unwrap_or(DeviceKind::Cpu);
-            copies += 1;
-            copy_bytes += bytes;
-            copy_s += profile.predict_copy(from, d, *bytes);
-        }
-    }
+    let (copies, copy_bytes, copy_s) = copies_to(d, inputs, profile);
     Ok(Prediction {
         total_s: kernel.seconds + copy_s + prepare_s,
         kernel,

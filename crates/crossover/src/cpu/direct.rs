@@ -163,6 +163,7 @@ pub(crate) fn reduce(
             dtype: input,
         }],
         outputs: vec![0],
+        ..Program::default()
     };
     let source = Bound::Buffer {
         data: super::data_of(buffer)?,

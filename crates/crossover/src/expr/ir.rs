@@ -80,12 +80,43 @@ pub struct Program {
     pub insts: Vec<Inst>,
     /// Registers that leave the program (written, or fed to a reduction).
     pub outputs: Vec<Reg>,
+    /// [`Program::key`] once rendered.
+    pub(crate) key_memo: KeyMemo,
+}
+
+/// A program's key, rendered once. A program is built by pushing
+/// instructions and then shared unchanged between calls (the fusion cache
+/// hands the same `Arc<Program>` to every call), while costing and the
+/// GPU's launch plan ask for its key on every call: rendering it took about
+/// 4,500 instructions each time, four times per call of a small kernel
+/// with a GPU present. A clone starts empty (it may be changed); memos
+/// never make two programs unequal.
+#[derive(Default)]
+pub(crate) struct KeyMemo(std::sync::OnceLock<String>);
+
+impl Clone for KeyMemo {
+    fn clone(&self) -> Self {
+        KeyMemo::default()
+    }
+}
+
+impl PartialEq for KeyMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for KeyMemo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("KeyMemo")
+    }
 }
 
 impl Program {
     /// Appends an instruction and returns its register.
     pub fn push(&mut self, kind: InstKind, dtype: DType) -> Reg {
         self.insts.push(Inst { kind, dtype });
+        self.key_memo = KeyMemo::default();
         (self.insts.len() - 1) as Reg
     }
 
@@ -149,8 +180,17 @@ impl Program {
     /// values and random seeds (stable across runs). It keys compiled
     /// kernels, which take constants and seeds as parameters, and measured
     /// timings, which do not depend on them.
-    pub fn key(&self) -> String {
-        self.render(false)
+    ///
+    /// Rendered on the first call and kept: a program is not changed once
+    /// its key has been taken (debug builds check it).
+    pub fn key(&self) -> &str {
+        let key = self.key_memo.0.get_or_init(|| self.render(false));
+        debug_assert_eq!(
+            *key,
+            self.render(false),
+            "a program changed after its key was taken"
+        );
+        key
     }
 
     /// Constants in instruction order (the parameters a compiled kernel takes).

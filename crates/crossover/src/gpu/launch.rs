@@ -212,7 +212,7 @@ impl Launch {
         };
         Launch {
             variant: Variant {
-                program: program.key(),
+                program: program.key().to_string(),
                 dims: dims.len(),
                 access,
                 wide,

@@ -547,3 +547,53 @@ fn a_calibrated_thread_split_is_stored_and_applied() {
         .unwrap();
     assert_eq!(one, all);
 }
+
+/// `Array::eval` places without the reasons in words, and skips a GPU's
+/// prediction where the CPU finishes before the copies to it would: it
+/// must still run each kernel where the worded plan (`Engine::plan`) puts
+/// it, on inputs on the host, on the GPU, light and heavy, small and large.
+#[test]
+fn eval_runs_each_kernel_where_the_worded_plan_places_it() {
+    let e = std::sync::Arc::new(engine());
+    let (a, _) = array(&[1000], DType::F32, 1, 0.1, 1.0);
+    let (big, _) = array(&[BIG], DType::F32, 2, 0.1, 1.0);
+    let (resident, _) = array(&[BIG], DType::F32, 3, 0.1, 1.0);
+    e.to_device(&resident, GPU).unwrap();
+    let heavy = |x: &Array| {
+        let mut y = x.sin().unwrap();
+        for _ in 0..6 {
+            y = y.exp().unwrap().cos().unwrap().mul(x).unwrap();
+        }
+        y
+    };
+    let cases: Vec<(&str, Array)> = vec![
+        ("small on the host", a.mul(&a).unwrap().add(1.0).unwrap()),
+        ("small, heavy", heavy(&a)),
+        (
+            "large on the host, light",
+            big.mul(&big).unwrap().add(1.0).unwrap(),
+        ),
+        ("large on the host, heavy", heavy(&big)),
+        (
+            "large on the GPU, light",
+            resident.mul(&resident).unwrap().add(1.0).unwrap(),
+        ),
+        ("a sum on the GPU", resident.sum(None, false).unwrap()),
+    ];
+    let mut seen = Vec::new();
+    for (what, y) in cases {
+        let planned = e.plan(std::slice::from_ref(&y), None).unwrap();
+        let want = planned.devices();
+        assert_eq!(want.len(), 1, "{what}: one kernel expected\n{planned}");
+        let before = [e.kernels_run(CPU), e.kernels_run(GPU)];
+        e.scope(|| y.eval()).unwrap();
+        let ran: Vec<DeviceKind> = [CPU, GPU]
+            .into_iter()
+            .filter(|d| e.kernels_run(*d) > before[d.index()])
+            .collect();
+        assert_eq!(ran, want, "{what}\n{planned}");
+        seen.push(want[0]);
+    }
+    // The cases cover both outcomes, so the comparison can fail.
+    assert!(seen.contains(&CPU) && seen.contains(&GPU), "{seen:?}");
+}
