@@ -147,9 +147,11 @@ def test_sparse_times_sparse_explains_its_placement():
     xa, xb = xo.sparse.csr_matrix(a), xo.sparse.csr_matrix(b)
     planned = xa.explain_matmul(xb, run=False)
     assert "sparse" in planned and "choice" in planned and "cpu" in planned, planned
-    assert "measured" not in planned, planned
+    # A run's line (`measured  : kernel ...`), not a calibrated profile's
+    # "measured curve", which a plan that has not run may show.
+    assert "measured  :" not in planned, planned
     ran = xa.explain_matmul(xb)
-    assert "measured" in ran, ran
+    assert "measured  :" in ran, ran
     if xo.get_device() == "gpu-prefer":  # the pocl stage: the device runs it
         assert "gpu" in ran.split("choice")[1].split("\n")[0], ran
     with pytest.raises(TypeError, match="explain_matmul"):
