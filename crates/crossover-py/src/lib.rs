@@ -35,7 +35,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<array::PyArr>()?;
-    m.add_class::<convert::BufferOwner>()?;
     m.add_class::<device::DeviceScope>()?;
     m.add_class::<explain::Explanation>()?;
     m.add_class::<random::PyGenerator>()?;

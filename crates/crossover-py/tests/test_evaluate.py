@@ -40,7 +40,7 @@ def test_evaluate_result_owns_engine_buffer_and_inputs_are_not_copied(rng):
     y = xo.evaluate("a + 1")
     assert y.flags.writeable and y.flags.c_contiguous
     assert not np.shares_memory(y, a)
-    assert type(y.base).__name__ == "BufferOwner"  # the engine's buffer, no copy
+    assert '"crossover.buffer"' in repr(y.base)  # the engine's buffer, no copy
     y[0] = 5  # ours to keep
     z = xo.evaluate("a")  # a passthrough result is copied, never an alias
     assert not np.shares_memory(z, a)
