@@ -283,8 +283,8 @@ pub fn copy_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
 
 /// The name of the capsules that hold an engine buffer for the NumPy arrays
 /// viewing it (their `base`). A capsule rather than a Python class: made and
-/// freed without pyo3's class machinery, about 430 fewer instructions a
-/// conversion (docs/benchmarks-percall.md).
+/// freed without pyo3's class machinery, 355 fewer instructions a small
+/// `np.asarray(x + y)` (docs/benchmarks-percall.md).
 const OWNER: &std::ffi::CStr = c"crossover.buffer";
 
 /// A capsule owning one strong count of `buffer`, released when NumPy drops
