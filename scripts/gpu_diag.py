@@ -12,7 +12,8 @@ PyTorch (`scripts/gpu-check.sh diag` runs it after `run` and `large`):
    memory (the link's rate here), crossover's `to_device` and `np.asarray`
    (with where each array was and whether the values came back right);
 4. OpenCL platforms seen by child processes of a process holding an NVIDIA
-   OpenCL context and a CUDA context (environment, inherited descriptors).
+   OpenCL context and a CUDA context (environment, inherited descriptors),
+   and whether crossover's listing leaves OCL_ICD_FILENAMES as it was.
 
 Medians; inputs made before timing; one process per shape so the knob,
 read once, takes effect. Arguments name the parts to run (`gpu_diag.py 2
@@ -302,6 +303,25 @@ def opencl_child():
         report("parent also holds a CUDA context")
     except OSError as e:
         print(f"  no CUDA driver: {e}")
+    crossover_keeps_icd_filenames()
+
+
+CROSSOVER_OPENCL_CHILD = """
+import ctypes, crossover as xo
+libc = ctypes.CDLL(None)
+libc.getenv.restype = ctypes.c_char_p
+print(xo.info()["gpu"], "| after:", (libc.getenv(b"OCL_ICD_FILENAMES") or b"(unset)").decode())
+"""
+
+
+def crossover_keeps_icd_filenames():
+    """crossover's own OpenCL listing in a fresh process: the Khronos loader
+    splits OCL_ICD_FILENAMES in place (above); crossover puts it back, so
+    the children it starts see every platform."""
+    env = dict(OPENCL_START, CROSSOVER_GPU="opencl:NVIDIA")
+    r = subprocess.run([sys.executable, "-c", CROSSOVER_OPENCL_CHILD], env=env, capture_output=True, text=True, timeout=120)
+    print(f"== crossover listed platforms (CROSSOVER_GPU=opencl:NVIDIA)\n"
+          f"  before: {OPENCL_START.get('OCL_ICD_FILENAMES', '(unset)')}; {r.stdout.strip()} {r.stderr.strip()[-300:]}")
 
 
 def main():

@@ -69,8 +69,38 @@ fn load_library() -> Result<(), String> {
     Ok(())
 }
 
+/// The ICD loader's variable naming the drivers to load.
+const ICD_FILENAMES: &str = "OCL_ICD_FILENAMES";
+
+/// Puts an environment variable back to `saved` when something in this
+/// process changed it (nothing to do when it was unset before).
+fn restore_env_var(name: &str, saved: Option<std::ffi::OsString>) {
+    if let Some(saved) = saved {
+        if std::env::var_os(name).as_ref() != Some(&saved) {
+            std::env::set_var(name, saved);
+        }
+    }
+}
+
 /// Every OpenCL device, or why there is none (no libOpenCL, no platform).
+///
+/// An ICD loader may split `OCL_ICD_FILENAMES` in place, in this process's
+/// own environment (Khronos' loader writes a NUL over each `:` of the string
+/// `getenv` returned), so after the first listing the variable names only
+/// its first driver and every process started later (a subprocess, a Dask
+/// worker, the kernel-cache test's child) sees one platform: on an H200
+/// machine whose loader read `libpocl.so.2:libnvidia-opencl.so.1`, children
+/// saw pocl alone (2026-11-28). The value is put back after listing.
+/// Setting a variable races with C code reading the environment on another
+/// thread, so it is written only when the loader changed it.
 pub fn discover() -> Result<Vec<Found>, String> {
+    let icd_filenames = std::env::var_os(ICD_FILENAMES);
+    let found = discover_platforms();
+    restore_env_var(ICD_FILENAMES, icd_filenames);
+    found
+}
+
+fn discover_platforms() -> Result<Vec<Found>, String> {
     load_library()?;
     let guarded = std::panic::catch_unwind(|| -> Result<Vec<Found>, String> {
         let platforms = opencl3::platform::get_platforms().map_err(|e| {
@@ -398,5 +428,30 @@ impl GpuApi for OpenClApi {
             (Ok(a), Ok(b)) if b >= a => Ok(Some((b - a) as f64 * 1e-9)),
             _ => Ok(None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::restore_env_var;
+
+    #[test]
+    fn a_variable_changed_during_listing_is_put_back() {
+        // A name of its own: tests share the process's environment.
+        let name = "CROSSOVER_TEST_ICD_FILENAMES_RESTORE";
+        std::env::set_var(name, "libpocl.so.2:libnvidia-opencl.so.1");
+        let saved = std::env::var_os(name);
+        // What the Khronos loader leaves behind.
+        std::env::set_var(name, "libpocl.so.2");
+        restore_env_var(name, saved);
+        assert_eq!(
+            std::env::var(name).as_deref(),
+            Ok("libpocl.so.2:libnvidia-opencl.so.1")
+        );
+        // Unset before: left as it is.
+        std::env::set_var(name, "set by someone later");
+        restore_env_var(name, None);
+        assert_eq!(std::env::var(name).as_deref(), Ok("set by someone later"));
+        std::env::remove_var(name);
     }
 }

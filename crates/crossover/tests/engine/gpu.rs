@@ -477,27 +477,6 @@ fn kernel_cache_child() {
     );
 }
 
-/// Marks every descriptor above stderr close-on-exec in the child before it
-/// runs. A child of the suite run with NVIDIA's OpenCL on an H100
-/// (2026-11-28) listed no NVIDIA OpenCL device, while the same command
-/// started alone did: descriptors a driver opened without close-on-exec in
-/// the parent are the suspect (Python's `subprocess` closes them by
-/// default, Rust's `Command` does not). `scripts/gpu_diag.py 4` tests the
-/// suspicion on a GPU.
-fn close_inherited_descriptors(cmd: &mut std::process::Command) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: the hook runs in the child between fork and exec and makes
-    // one raw system call, which is async-signal-safe. CLOSE_RANGE_CLOEXEC
-    // (4) keeps std's own error pipe working until exec; a kernel without
-    // close_range returns an error that changes nothing.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 4u32);
-            Ok(())
-        });
-    }
-}
-
 fn kernel_cache_child_run(api: &str, dir: &std::path::Path) -> (u64, u64, u64) {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
@@ -508,7 +487,6 @@ fn kernel_cache_child_run(api: &str, dir: &std::path::Path) -> (u64, u64, u64) {
     ])
     .env("CROSSOVER_TEST_CACHE_API", api)
     .env("CROSSOVER_KERNEL_CACHE", dir);
-    close_inherited_descriptors(&mut cmd);
     let out = output_within(&mut cmd, 300);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
