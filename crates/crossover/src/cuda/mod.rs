@@ -563,7 +563,7 @@ impl GpuApi for CudaApi {
         self.cusparse_spmm(s)
     }
 
-    fn spgemm(&self, s: &SparseSparse<'_, CudaMem>) -> SpgemmOutcome<CudaMem, CudaTiming> {
+    fn spgemm(&self, s: &SparseSparse<'_, CudaMem>) -> SpgemmOutcome<CudaMem> {
         self.cusparse_spgemm(s)
     }
 

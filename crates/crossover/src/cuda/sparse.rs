@@ -206,10 +206,7 @@ impl CudaApi {
     }
 
     /// Computes `s` through cuSPARSE; `None` when cuSPARSE is unavailable.
-    pub(super) fn cusparse_spgemm(
-        &self,
-        s: &SparseSparse<'_, CudaMem>,
-    ) -> SpgemmOutcome<CudaMem, CudaTiming> {
+    pub(super) fn cusparse_spgemm(&self, s: &SparseSparse<'_, CudaMem>) -> SpgemmOutcome<CudaMem> {
         let handle = self.sparse_or_none("sparse @ sparse")?;
         Some(guarded("cusparseSpGEMM", || self.run_spgemm(handle, s)))
     }
@@ -424,7 +421,7 @@ impl CudaApi {
         &self,
         handle: sp::cusparseHandle_t,
         s: &SparseSparse<'_, CudaMem>,
-    ) -> Result<SparseResult<CudaMem, CudaTiming>, ApiError> {
+    ) -> Result<SparseResult<CudaMem>, ApiError> {
         const CALL: &str = "cusparseSpGEMM";
         self.enter(CALL)?;
         for v in [s.a.rows, s.a.cols, s.a.nnz, s.b.cols, s.b.nnz] {
@@ -476,7 +473,6 @@ impl CudaApi {
         let (alpha, beta) = scalars.ptrs();
         let non = sp::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
         let alg = sp::cusparseSpGEMMAlg_t::CUSPARSE_SPGEMM_DEFAULT;
-        let timing = self.start_timing()?;
         // Work estimation, then compute: each asked for its buffer's size
         // (a null buffer), then run with a buffer of that size. The
         // buffers stay alive until the copy. The two phases take the same
@@ -561,14 +557,12 @@ impl CudaApi {
         } else {
             (None, None)
         };
-        let event = self.end_timing(timing)?;
         drop(buffers);
         Ok(SparseResult {
             nnz,
             indptr,
             indices,
             values,
-            event,
         })
     }
 }

@@ -250,19 +250,18 @@ pub struct SparseSparse<'a, M> {
 /// allocated: `nnz` entries, row pointers (`rows + 1` int32), column
 /// indices (int32) and values, in the library's order within rows and
 /// possibly holding entries whose sum is zero (the core reads it back and
-/// checks it). `indices` and `values` are `None` when `nnz` is 0.
-pub struct SparseResult<M, E> {
+/// checks it). `indices` and `values` are `None` when `nnz` is 0. Not
+/// timed by events: the core times the whole product on the host.
+pub struct SparseResult<M> {
     pub nnz: usize,
     pub indptr: M,
     pub indices: Option<M>,
     pub values: Option<M>,
-    /// Start and end of the library's calls.
-    pub event: E,
 }
 
 /// What [`GpuApi::spgemm`] returns: `None` when the API has no sparse
 /// library here, else the product or the call that failed.
-pub type SpgemmOutcome<M, E> = Option<Result<SparseResult<M, E>, ApiError>>;
+pub type SpgemmOutcome<M> = Option<Result<SparseResult<M>, ApiError>>;
 
 /// A compiled module and, where the API can give it, the binary to cache.
 pub struct Compiled<M> {
@@ -354,7 +353,7 @@ pub trait GpuApi: Send + Sync + 'static {
     /// Computes `s` through the vendor's sparse library (cuSPARSE's SpGEMM
     /// on CUDA), waiting for the product's size. `None`: this API has none
     /// here (the core runs its own merge kernel).
-    fn spgemm(&self, _s: &SparseSparse<'_, Self::Mem>) -> SpgemmOutcome<Self::Mem, Self::Event> {
+    fn spgemm(&self, _s: &SparseSparse<'_, Self::Mem>) -> SpgemmOutcome<Self::Mem> {
         None
     }
     /// The vendor sparse library [`GpuApi::spmm`] and [`GpuApi::spgemm`]

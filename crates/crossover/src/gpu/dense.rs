@@ -431,10 +431,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 }
             }
         }
-        sh.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(events);
+        sh.ran(super::RunTime::Events(events));
         // Job buffers dropped here return to the pool in queue order.
         Ok(results)
     }

@@ -253,11 +253,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 }
             }
         }
-        self.shared
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(events);
+        self.shared.ran(super::RunTime::Events(events));
         // Buffers dropped above return to the pool in queue order.
         let bytes = numel(out_shape) * out_dtype.size();
         self.output_value(cur, bytes, out_shape, out_dtype)

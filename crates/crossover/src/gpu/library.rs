@@ -211,10 +211,7 @@ impl<A: GpuApi> GpuBackend<A> {
                     self.core_gemm(dtype, (nb, m, k, n), strides, &offs, am, bm, out.mem())?
                 }
             };
-            sh.pending
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(vec![event]);
+            sh.ran(super::RunTime::Events(vec![event]));
             // The inputs' memory stays alive with their buffers; blocks the
             // queue still reads return to the pool in queue order.
         }
@@ -317,11 +314,7 @@ impl<A: GpuApi> GpuBackend<A> {
             _ => None,
         };
         if let Some(event) = vendor {
-            self.shared
-                .pending
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(vec![event]);
+            self.shared.ran(super::RunTime::Events(vec![event]));
         } else if bytes > 0 {
             let csr = self.csr_on_device(data)?;
             let x_mem = self.resident(&x.buffer)?;
@@ -355,11 +348,7 @@ impl<A: GpuApi> GpuBackend<A> {
                     out.mem(),
                 ],
             )?;
-            self.shared
-                .pending
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(vec![event]);
+            self.shared.ran(super::RunTime::Events(vec![event]));
         }
         self.output_value(out, bytes, shape, *dtype)
     }
@@ -426,11 +415,7 @@ impl<A: GpuApi> GpuBackend<A> {
                 item_groups,
                 &[xm, part.mem(), out.mem()],
             )?);
-            self.shared
-                .pending
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(events);
+            self.shared.ran(super::RunTime::Events(events));
         }
         self.output_value(out, bytes, shape, dtype)
     }
