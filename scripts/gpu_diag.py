@@ -315,7 +315,7 @@ print(xo.info()["gpu"], "| after:", (libc.getenv(b"OCL_ICD_FILENAMES") or b"(uns
 
 
 def crossover_keeps_icd_filenames():
-    """crossover's own OpenCL listing in a fresh process: the Khronos loader
+    """crossover's own OpenCL listing in a fresh process: the ICD loader
     splits OCL_ICD_FILENAMES in place (above); crossover puts it back, so
     the children it starts see every platform."""
     env = dict(OPENCL_START, CROSSOVER_GPU="opencl:NVIDIA")

@@ -70,8 +70,8 @@ struct Shared<A: GpuApi> {
 /// host's time for the whole run. Such an op's events cover only the
 /// device's part: on an H200 a 4096 sparse product took 27-37 ms a run
 /// while the planner, learning from its events, predicted 1.3 ms for the
-/// next (2026-11-28). A host time includes waiting for kernels queued before the
-/// run, which a plan's earlier kernels then share with it.
+/// next (2026-11-28). A host time includes waiting for kernels queued
+/// before the run, which a plan's earlier kernels then share with it.
 enum RunTime<E> {
     Events(Vec<E>),
     Host(f64),

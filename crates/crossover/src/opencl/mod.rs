@@ -441,7 +441,7 @@ mod tests {
         let name = "CROSSOVER_TEST_ICD_FILENAMES_RESTORE";
         std::env::set_var(name, "libpocl.so.2:libnvidia-opencl.so.1");
         let saved = std::env::var_os(name);
-        // What the Khronos loader leaves behind.
+        // What the ICD loader left behind on an H200 machine.
         std::env::set_var(name, "libpocl.so.2");
         restore_env_var(name, saved);
         assert_eq!(
