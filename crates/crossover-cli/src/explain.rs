@@ -205,7 +205,8 @@ pub fn run(args: &ExplainArgs) -> Result<(), String> {
                 ),
                 time(pred),
                 if pred > 0.0 {
-                    format!(", actual/predicted {:.2}", m / pred)
+                    let call = k.measured_call_s().unwrap_or(m);
+                    format!(", actual/predicted {:.2}", call / pred)
                 } else {
                     String::new()
                 }

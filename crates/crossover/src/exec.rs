@@ -199,7 +199,7 @@ pub(crate) fn run_plan(
         let real = launched
             .iter()
             .any(|(j, b, contended)| *j == i && b.measures() && !contended);
-        if let (true, Some(p), Some(s)) = (real, pk.predicted(), pk.measured_s) {
+        if let (true, Some(p), Some(s)) = (real, pk.predicted(), pk.measured_call_s()) {
             measured.push((
                 History::key(pk.device, &pk.key, pk.work.points),
                 p.kernel.model_s,

@@ -163,7 +163,11 @@ fn kernel(f: &mut fmt::Formatter<'_>, i: usize, k: &PlannedKernel) -> fmt::Resul
             time(pred)
         )?;
         if pred > 0.0 {
-            write!(f, ", actual/predicted {:.2}", m / pred)?;
+            let call = k.measured_call_s().unwrap_or(m);
+            if call > m {
+                write!(f, "; with the launch {}", time(call))?;
+            }
+            write!(f, ", actual/predicted {:.2}", call / pred)?;
         }
         write!(f, ")")?;
         if let Some(c) = k.measured_copy_s.filter(|c| *c > 0.0) {

@@ -238,3 +238,48 @@ fn the_disk_cache_is_asked_once_per_kernel_not_once_per_call() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The history learns a GPU kernel's call, not its device events alone: a
+/// run it learns from is recorded as its events plus the device's launch
+/// time (the CPU's runs are wall-clock, host work included), so a small
+/// kernel is not taken for cheaper than its call.
+#[test]
+fn the_history_learns_a_gpu_kernels_call_not_its_events_alone() {
+    use crossover::cost::History;
+    use crossover::{Engine, Policy, Profile};
+    let Some(gpu) = opencl_or_skip() else {
+        return;
+    };
+    let e = Engine::new(Profile::synthetic())
+        .with_gpu_backend(gpu)
+        .with_policy(Policy::Force(DeviceKind::Gpu));
+    let (a, _) = array(&[4096], DType::F32, 71, -1.0, 1.0);
+    let build = || a.mul(2.0).unwrap().add(1.0).unwrap();
+    let entry = |key: &str| {
+        e.profile()
+            .history
+            .entries()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.last_s)
+    };
+    // A run taken while competing for the cores teaches nothing (CI runs
+    // other suites beside this one): evaluate until one is learned.
+    for _ in 0..500 {
+        let plan = e.evaluate(&[build()], None).unwrap();
+        let k = &plan.kernels[0];
+        assert_eq!(k.device, DeviceKind::Gpu, "{plan}");
+        let key = History::key(k.device, &k.key, k.work.points);
+        let events = k.measured_s.expect("a GPU run is measured");
+        let launch = k.predicted().unwrap().kernel.launch_s;
+        assert!(launch > 0.0, "{plan}");
+        assert_eq!(k.measured_call_s(), Some(events + launch), "{plan}");
+        if let Some(last) = entry(&key) {
+            if last == events + launch {
+                return;
+            }
+            // Learned from an earlier run of this loop, or not at all yet.
+            assert_ne!(last, events, "the history learned the events alone");
+        }
+    }
+    panic!("no run of 500 was learned");
+}
