@@ -23,7 +23,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, Reg};
 use crate::op::{BinaryOp, UnaryOp};
-use crate::rng::{self, Distribution};
+use crate::rng::{self, Distribution, RandomKey};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Most points per chunk (scratch registers hold this many); a program
@@ -127,7 +127,7 @@ pub(crate) fn view_mut<T: Pod>(s: &mut [u8], len: usize) -> &mut [T] {
 }
 
 #[inline(always)]
-fn slot_bytes(s: &mut [u64]) -> &mut [u8] {
+pub(super) fn slot_bytes(s: &mut [u64]) -> &mut [u8] {
     // SAFETY: u8 has no alignment or validity requirements; same memory.
     unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut u8, s.len() * 8) }
 }
@@ -379,21 +379,7 @@ impl<'a> Prepared<'a> {
                         unreachable!("the fuser materialises out-of-order random sources")
                     }
                 };
-                match (dtype, dist) {
-                    (DType::F32, Distribution::Uniform) => {
-                        rng::fill_uniform_f32(*key, j0, view_mut(dst, len))
-                    }
-                    (DType::F32, Distribution::Normal) => {
-                        rng::fill_normal_f32(*key, j0, view_mut(dst, len))
-                    }
-                    (DType::F64, Distribution::Uniform) => {
-                        rng::fill_uniform_f64(*key, j0, view_mut(dst, len))
-                    }
-                    (_, Distribution::Normal) => rng::fill_normal_f64(*key, j0, view_mut(dst, len)),
-                    (_, Distribution::Uniform) => {
-                        rng::fill_uniform_f64(*key, j0, view_mut(dst, len))
-                    }
-                }
+                fill_random(dtype, *dist, *key, j0, dst, len)
             }
             InstKind::Unary(op, a) => with_type!(dtype, T => {
                 let x = self.arg::<T>(sc, *a, start, len);
@@ -435,7 +421,28 @@ impl<'a> Prepared<'a> {
     }
 }
 
-/// NumPy's error for an integer raised to a negative integer power.
+/// Draws `first..first + len` of the random stream `key` (`dist`, `dtype`)
+/// into `dst`'s first `len` values: the one place both the interpreter and
+/// the compiled kernels ([`super::jit`]) generate them, so both see the
+/// same bits.
+pub(super) fn fill_random(
+    dtype: DType,
+    dist: Distribution,
+    key: RandomKey,
+    first: u64,
+    dst: &mut [u8],
+    len: usize,
+) {
+    match (dtype, dist) {
+        (DType::F32, Distribution::Uniform) => {
+            rng::fill_uniform_f32(key, first, view_mut(dst, len))
+        }
+        (DType::F32, Distribution::Normal) => rng::fill_normal_f32(key, first, view_mut(dst, len)),
+        (_, Distribution::Normal) => rng::fill_normal_f64(key, first, view_mut(dst, len)),
+        (_, Distribution::Uniform) => rng::fill_uniform_f64(key, first, view_mut(dst, len)),
+    }
+}
+
 /// The longest chunk (halving from [`CHUNK`] to [`MIN_CHUNK`]) whose
 /// touched bytes fit [`L1_BUDGET`]: each direct read, and each scratch slot
 /// at its widest register type (an output computed in place takes its
@@ -466,6 +473,7 @@ fn chunk_for(program: &Program, kinds: &[RegKind], slots: usize) -> usize {
     chunk
 }
 
+/// NumPy's error for an integer raised to a negative integer power.
 pub fn negative_int_power() -> Error {
     Error::invalid(
         "power",

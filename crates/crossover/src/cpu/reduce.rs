@@ -464,7 +464,23 @@ fn compiled_segment<T: RNum>(
     s.n = len as u64;
     s.sum = lanes.iter().sum::<f64>() + rest;
     s.mean = s.sum / len as f64;
+    if T::IS_INT {
+        // A count (`compiled_sums_serve`): whole numbers, exact in float64.
+        s.isum = s.sum as i64;
+    }
     Some(s)
+}
+
+/// Whether a compiled kernel's sums (of the program's output) are the sums
+/// of register `reg`: the output itself, or the comparison that the output
+/// casts to float64 for a mean, which `value_register` reduces as it is
+/// (the same 0s and 1s).
+fn compiled_sums_serve(prep: &Prepared<'_>, reg: Reg) -> bool {
+    let program = prep.program;
+    let out = program.outputs[0];
+    reg == out
+        || matches!(program.insts[out as usize].kind,
+            InstKind::Cast(src) if src == reg && program.dtype(src) == DType::Bool)
 }
 
 /// Runs a reduction kernel.
@@ -658,7 +674,7 @@ fn inner_task<T: Tasks>(
     // A compiled kernel sums the program's output without evaluating chunks.
     let compiled = prep
         .jit()
-        .filter(|_| out_reg == prep.program.outputs[0] && sums_only(plan));
+        .filter(|_| sums_only(plan) && compiled_sums_serve(prep, out_reg));
     let mut p = a;
     while p < b {
         let len = if whole {

@@ -1,7 +1,7 @@
 //! Random numbers: independent of chunking and threads, right distribution.
 
 use crate::common::*;
-use crossover::rng::{fill_normal_f32, fill_uniform_f32_portable, RandomKey};
+use crossover::rng::{fill_normal_f32, fill_uniform_f32_portable, fill_uniform_f64, RandomKey};
 use crossover::{Array, DType, Generator, SliceArg};
 
 #[test]
@@ -135,5 +135,71 @@ fn normals_match_the_scalar_rule() {
             .normal(0.0, -1.0, &[3], DType::F32)
             .is_err());
         let _ = Array::zeros(&[1], DType::F32);
+    });
+}
+
+/// `inside[i]`: whether draw `i` of streams 0 and 1 of `seed` lies in the
+/// unit circle, in float64 arithmetic.
+fn inside_circle(seed: u64, n: usize, dtype: DType) -> Vec<bool> {
+    let key = |stream| RandomKey { seed, stream };
+    let (mut x, mut y) = (vec![0f64; n], vec![0f64; n]);
+    if dtype == DType::F32 {
+        let (mut x32, mut y32) = (vec![0f32; n], vec![0f32; n]);
+        fill_uniform_f32_portable(key(0), 0, &mut x32);
+        fill_uniform_f32_portable(key(1), 0, &mut y32);
+        x = x32.iter().map(|&v| v as f64).collect();
+        y = y32.iter().map(|&v| v as f64).collect();
+    } else {
+        fill_uniform_f64(key(0), 0, &mut x);
+        fill_uniform_f64(key(1), 0, &mut y);
+    }
+    x.iter()
+        .zip(&y)
+        .map(|(a, b)| a * a + b * b <= 1.0)
+        .collect()
+}
+
+#[test]
+fn counts_of_random_draws_match_a_float64_reference() {
+    // Monte Carlo pi's mean(x*x + y*y <= 1) (compiled on AVX2/AVX-512 CPUs
+    // with the draws generated per call), over a length that crosses
+    // chunks, tasks and a partial 16-point block, and as row means whose
+    // rows start inside chunks.
+    on_every_engine(|_e| {
+        for dtype in [DType::F32, DType::F64] {
+            for shape in [vec![1_000_003], vec![13, 40_009]] {
+                let n: usize = shape.iter().product();
+                let mut g = Generator::new(31);
+                let x = g.uniform(&shape, dtype).unwrap();
+                let y = g.uniform(&shape, dtype).unwrap();
+                let r2 = x.mul(&x).unwrap().add(y.mul(&y).unwrap()).unwrap();
+                let axis = shape.len() - 1;
+                let got = r2
+                    .le(1.0)
+                    .unwrap()
+                    .mean(Some(&[axis as isize]), false)
+                    .unwrap()
+                    .to_vec::<f64>()
+                    .unwrap();
+                let inside = inside_circle(31, n, dtype);
+                let row = shape[axis];
+                assert_eq!(got.len(), n / row);
+                for (i, (m, want)) in got.iter().zip(inside.chunks(row)).enumerate() {
+                    let want = want.iter().filter(|&&b| b).count() as f64;
+                    // float32's x*x + y*y can round across 1 where
+                    // float64's does not: a few points a row at most.
+                    assert!(
+                        (m * row as f64 - want).abs() <= 3.0,
+                        "{dtype} {shape:?}, row {i}: {} inside, want {want}",
+                        m * row as f64
+                    );
+                    let pi = 4.0 * m;
+                    assert!(
+                        (pi - std::f64::consts::PI).abs() < 0.1,
+                        "{dtype} row {i}: pi {pi}"
+                    );
+                }
+            }
+        }
     });
 }

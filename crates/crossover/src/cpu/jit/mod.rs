@@ -15,19 +15,29 @@
 //! `reduce.rs`'s `sum_lanes`; the interpreter still computes the tail of a
 //! range that is not a whole number of blocks.
 //!
+//! Random draws in order are sources too: each call generates them into a
+//! per-thread buffer with the interpreter's generator (`fill_random`; a
+//! store [`FILL_POINTS`] at a time, so they are read back from L1), and an
+//! output that casts a comparison to a float is a count, `where(mask, 1,
+//! 0)`: Monte Carlo pi's `mean(x*x + y*y <= 1)` is one loop after its
+//! draws instead of seven interpreter passes.
+//!
 //! float32 `sin`, `cos` and `exp` are covered too (`x86_f32_math.rs`: the
 //! interpreter's f32 reductions and polynomials; a kernel that meets an
 //! argument beyond 1e6 returns early and the interpreter computes the
 //! call). Stores of large outputs bypass the caches (a second kernel with
 //! non-temporal stores, [`Bound::store_blocks`]). Anything else (other
-//! transcendentals, float64 sin/cos, integers, casts, gathers, several
+//! transcendentals, float64 sin/cos, integers, other casts, gathers, several
 //! outputs, CPUs without AVX2, `CROSSOVER_SIMD=scalar`, `CROSSOVER_JIT=0`)
 //! runs in the interpreter.
 
-use super::interp::{Bound as Source, Data, Prepared, RegKind, Val};
+use super::gather::Access;
+use super::interp::{fill_random, slot_bytes, Bound as Source, Data, Prepared, RegKind, Val};
 use crate::dtype::DType;
 use crate::expr::ir::{InstKind, Reg};
 use crate::op::{BinaryOp, UnaryOp};
+use crate::rng::{Distribution, RandomKey};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -160,9 +170,35 @@ pub(crate) struct Bound {
     mode: Mode,
     /// Bytes per value.
     size: usize,
-    /// Each source's address at point 0 and the points readable from there.
-    sources: Vec<(usize, usize)>,
+    sources: Vec<Input>,
     splats: Vec<u64>,
+}
+
+/// Where a kernel's source values come from.
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    /// Read in place: the address of point 0 and the points readable from
+    /// there.
+    Memory { addr: usize, points: usize },
+    /// Random numbers, generated for each call into a per-thread buffer by
+    /// the interpreter's generator (so the same bits): point `i` is draw
+    /// `first + i` of the stream.
+    Random {
+        dtype: DType,
+        dist: Distribution,
+        key: RandomKey,
+        first: u64,
+    },
+}
+
+/// Points a store kernel with random sources runs per fill, so that the
+/// generated values are still in L1 when the kernel reads them.
+const FILL_POINTS: usize = 1024;
+
+thread_local! {
+    /// The random sources' values for the current call (each at most 8
+    /// bytes a point).
+    static FILLED: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
 #[derive(Clone, Copy)]
@@ -224,7 +260,12 @@ fn bind_for(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<Bound> {
     let kernel = compiled(&spec)?;
     let sources = sources
         .iter()
-        .map(|&r| prep.in_place_bytes(r))
+        .map(|&r| {
+            let memory = prep.in_place_bytes(r);
+            memory
+                .map(|(addr, points)| Input::Memory { addr, points })
+                .or_else(|| prep.random_input(r))
+        })
         .collect::<Option<Vec<_>>>()?;
     let splats = splats
         .iter()
@@ -313,12 +354,30 @@ fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, V
     if program.outputs.len() != 1 || out as usize + 1 != program.insts.len() {
         return None;
     }
-    let float = match program.insts[out as usize].dtype {
+    let out_inst = &program.insts[out as usize];
+    // A count: the output is a comparison cast to a float, as in
+    // `mean(x*x + y*y <= 1)`. It is computed as `where(mask, 1, 0)` in the
+    // compared values' type; a sum of it is float64 lanes of whole numbers
+    // either way, so the cast may widen float32 to float64 there.
+    let counted = match out_inst.kind {
+        InstKind::Cast(m) if program.dtype(m) == DType::Bool => {
+            match program.insts[m as usize].kind {
+                InstKind::Binary(op, a, _) if op.is_comparison() => {
+                    let values = program.dtype(a);
+                    let widened = mode == Mode::Sum && out_inst.dtype == DType::F64;
+                    (out_inst.dtype == values || widened).then_some((m as usize, values))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let dtype = counted.map_or(out_inst.dtype, |(_, values)| values);
+    let float = match dtype {
         DType::F64 => Float::F64,
         DType::F32 => Float::F32,
         _ => return None,
     };
-    let dtype = program.insts[out as usize].dtype;
     let mut nodes = Vec::with_capacity(program.insts.len());
     let mut sources: Vec<Reg> = Vec::new();
     let mut splats: Vec<Splat> = Vec::new();
@@ -333,11 +392,33 @@ fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, V
             splats.len() - 1
         })
     };
-    let mut is_mask = vec![false; program.insts.len()];
+    // Two more entries for a count's 1 and 0 (below).
+    let mut is_mask = vec![false; program.insts.len() + 2];
     for (r, inst) in program.insts.iter().enumerate() {
         let r = r as Reg;
         let value_typed = inst.dtype == dtype;
         let node = match &inst.kind {
+            InstKind::Random { .. } if value_typed && prep.random_input(r).is_some() => {
+                if sources.len() == MAX_SOURCES {
+                    return None;
+                }
+                sources.push(r);
+                Node::Source(sources.len() - 1)
+            }
+            InstKind::Cast(m) if counted.is_some_and(|(c, _)| c == *m as usize) => {
+                // `where(mask, 1, 0)`: the two constants become nodes after
+                // every register's (so registers keep their node indices).
+                let bits = |v: f64| match float {
+                    Float::F64 => v.to_bits(),
+                    Float::F32 => (v as f32).to_bits() as u64,
+                };
+                for v in [1.0, 0.0] {
+                    splats.push(Splat::Bits(bits(v)));
+                    nodes.push(Node::Splat(splats.len() - 1));
+                }
+                let n = nodes.len();
+                Node::Select(*m as usize, n - 2, n - 1)
+            }
             InstKind::Load(_) | InstKind::Const(_) if value_typed => {
                 if prep.in_place_bytes(r).is_some() {
                     if sources.len() == MAX_SOURCES {
@@ -411,6 +492,8 @@ fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, V
         };
         nodes.push(node);
     }
+    // The last instruction's node (a count's comes after its constants).
+    let output = nodes.len() - 1;
     // Masks feed selects only (a stored or summed bool is the interpreter's).
     for (i, node) in nodes.iter().enumerate() {
         for o in node.operands() {
@@ -418,7 +501,7 @@ fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, V
                 return None;
             }
         }
-        if is_mask[i] && i == out as usize {
+        if is_mask[i] && i == output {
             return None;
         }
     }
@@ -438,7 +521,7 @@ fn lower(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<(Spec, Vec<Reg>, V
         float,
         mode,
         nodes,
-        output: out as usize,
+        output,
         sources: sources.len(),
         splats: splats.len(),
         sign_mask,
@@ -465,6 +548,27 @@ impl Prepared<'_> {
         }
     }
 
+    /// For a float32/float64 random register drawn in order (point `i` is
+    /// draw `offset + i`): how a kernel's call generates its values.
+    fn random_input(&self, r: Reg) -> Option<Input> {
+        let inst = &self.program.insts[r as usize];
+        let InstKind::Random { index, dist, key } = inst.kind else {
+            return None;
+        };
+        let Source::Index {
+            access: Access::Contiguous { offset },
+        } = self.sources[index as usize]
+        else {
+            return None;
+        };
+        matches!(inst.dtype, DType::F32 | DType::F64).then_some(Input::Random {
+            dtype: inst.dtype,
+            dist,
+            key,
+            first: offset as u64,
+        })
+    }
+
     /// The bits of a float32/float64 constant register.
     fn splat_bits(&self, r: Reg) -> Option<u64> {
         match self.kinds[r as usize] {
@@ -488,33 +592,86 @@ impl Prepared<'_> {
 
 impl Bound {
     /// Source pointers for points `start..start + len`, checked to lie
-    /// inside each source.
-    fn source_ptrs(&self, start: usize, len: usize) -> [*const u8; MAX_SOURCES] {
+    /// inside each source read in place; random sources' values are
+    /// generated into `filled` (`len` values each, in order).
+    fn source_ptrs(
+        &self,
+        start: usize,
+        len: usize,
+        filled: &mut [u64],
+    ) -> [*const u8; MAX_SOURCES] {
         let mut ptrs = [std::ptr::null(); MAX_SOURCES];
-        for (p, &(addr, points)) in ptrs.iter_mut().zip(&self.sources) {
-            assert!(
-                start + len <= points,
-                "compiled kernel: range outside a source"
-            );
-            *p = (addr + start * self.size) as *const u8;
+        let mut buffers = filled.chunks_mut(len.max(1));
+        for (p, source) in ptrs.iter_mut().zip(&self.sources) {
+            *p = match *source {
+                Input::Memory { addr, points } => {
+                    assert!(
+                        start + len <= points,
+                        "compiled kernel: range outside a source"
+                    );
+                    (addr + start * self.size) as *const u8
+                }
+                Input::Random {
+                    dtype,
+                    dist,
+                    key,
+                    first,
+                } => {
+                    let buffer = buffers
+                        .next()
+                        .expect("compiled kernel: a buffer per random source");
+                    let at = first + start as u64;
+                    fill_random(dtype, dist, key, at, slot_bytes(buffer), len);
+                    buffer.as_ptr() as *const u8
+                }
+            };
         }
         ptrs
     }
 
     /// Runs the kernel over `blocks` blocks from point `start`, writing to
-    /// `out`.
+    /// `out`; a store with random sources runs [`FILL_POINTS`] at a time
+    /// (a sum runs whole: its lanes, and so its bits, span the call).
     ///
     /// # Safety
     /// `out` must be writable for what the kernel's mode writes: 16
     /// float64 lanes (Sum) or `16 * blocks` values (Store).
     unsafe fn call(&self, kernel: &Kernel, start: usize, blocks: usize, out: *mut u8) -> bool {
-        let ptrs = self.source_ptrs(start, blocks * BLOCK);
-        // SAFETY: every source pointer starts at least 16 * blocks values
-        // of a live source (checked in `source_ptrs`; `Prepared` borrows
-        // the sources for longer than this call), the splats array has an
-        // entry per constant the kernel loads, and the caller vouches for
-        // `out`.
-        unsafe { (kernel.entry)(ptrs.as_ptr(), self.splats.as_ptr(), blocks, out) == 0 }
+        let randoms = self
+            .sources
+            .iter()
+            .filter(|s| matches!(s, Input::Random { .. }))
+            .count();
+        let step = match self.mode {
+            Mode::Store if randoms > 0 => FILL_POINTS / BLOCK,
+            _ => blocks.max(1),
+        };
+        FILLED.with_borrow_mut(|filled| {
+            let mut done = 0;
+            loop {
+                let n = step.min(blocks - done);
+                // (One value each even for no points: a buffer per source.)
+                filled.resize(randoms * (n * BLOCK).max(1), 0);
+                let ptrs = self.source_ptrs(start + done * BLOCK, n * BLOCK, filled);
+                let out = match self.mode {
+                    Mode::Sum => out,
+                    // SAFETY: within the caller's `16 * blocks` values.
+                    Mode::Store => unsafe { out.add(done * BLOCK * self.size) },
+                };
+                // SAFETY: every source pointer starts at least 16 * n values:
+                // of a live source (checked in `source_ptrs`; `Prepared`
+                // borrows the sources for longer than this call) or of
+                // `filled`, not touched until the kernel returns; the
+                // splats array has an entry per constant the kernel loads,
+                // and the caller vouches for `out`.
+                let ok =
+                    unsafe { (kernel.entry)(ptrs.as_ptr(), self.splats.as_ptr(), n, out) == 0 };
+                done += n;
+                if !ok || done >= blocks {
+                    return ok;
+                }
+            }
+        })
     }
 
     /// The 16 float64 lane sums of the output over points
@@ -551,3 +708,5 @@ impl Bound {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_random;

@@ -11,7 +11,7 @@ use crate::expr::ir::{Program, SourceKind};
 /// The instruction sets this CPU runs: every test covers each. None is a
 /// skip, with the reason; the CI machine has AVX-512 and AVX2, so there
 /// both run.
-fn isas() -> Vec<Isa> {
+pub(super) fn isas() -> Vec<Isa> {
     #[allow(unused_mut)]
     let mut found = Vec::new();
     #[cfg(target_arch = "x86_64")]
@@ -151,7 +151,7 @@ fn prepare<'a>(p: &'a Program, x: Data<'a>, y: Data<'a>) -> Prepared<'a> {
 }
 
 /// The interpreter's values of the output at points `0..n`, as float64.
-fn interpreted(prep: &Prepared<'_>, n: usize) -> Vec<f64> {
+pub(super) fn interpreted(prep: &Prepared<'_>, n: usize) -> Vec<f64> {
     let mut sc = Scratch::default();
     let out = prep.program.outputs[0];
     let mut vals = Vec::with_capacity(n);
@@ -264,7 +264,7 @@ fn sum_lanes_are_the_interpreters_bits() {
     });
 }
 
-fn bytes_of<T: crate::cpu::num::Pod>(v: &mut [T]) -> &mut [u8] {
+pub(super) fn bytes_of<T: crate::cpu::num::Pod>(v: &mut [T]) -> &mut [u8] {
     let len = std::mem::size_of_val(v);
     // SAFETY: plain numbers viewed as their bytes, same memory and length.
     unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, len) }
