@@ -63,6 +63,30 @@ pub fn compute(py: Python<'_>, arrays: &[Array]) -> PyResult<()> {
     warned
 }
 
+/// Runs `f`, work of `points` elements (no library call) that makes its
+/// results itself, as [`compute`] would run an evaluation of that size:
+/// with the GIL below [`KEEP_GIL_POINTS`], released above. `Ok(None)`
+/// (nothing ran) for work long enough to need Ctrl-C: that takes
+/// [`compute`].
+pub fn run_short<T: Send>(
+    py: Python<'_>,
+    points: usize,
+    f: impl FnOnce() -> crossover::Result<T> + Send,
+) -> PyResult<Option<T>> {
+    if points > INTERRUPTIBLE_POINTS {
+        return Ok(None);
+    }
+    crate::device::check(py)?;
+    let r = if points < KEEP_GIL_POINTS {
+        errors::engine(py, f)
+    } else {
+        errors::detached(py, f)
+    };
+    let warned = warn_invalid_cast(py);
+    let v = r?;
+    warned.map(|_| Some(v))
+}
+
 /// The value of an array, computing it if needed. Notes the read for `@jit`.
 pub fn value_of(py: Python<'_>, a: &Array, what: &str) -> PyResult<Value> {
     crate::tape::note_read(what);

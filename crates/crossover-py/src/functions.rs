@@ -346,10 +346,22 @@ pub fn _replay(
     lazy: bool,
 ) -> PyResult<Vec<Py<PyAny>>> {
     let arrays = engine_arrays(inputs, lazy)?;
-    let outs = errors::engine(py, || tape.get().replay(arrays))?;
+    let tape = tape.get();
     if lazy {
+        let outs = errors::engine(py, || tape.replay(arrays))?;
         return outs.into_iter().map(|a| wrap(py, a)).collect();
     }
+    let points = tape.compiled_points();
+    if points > 0 {
+        if let Some(Some(outs)) =
+            crate::compute::run_short(py, points, || tape.run_compiled(&arrays))?
+        {
+            return to_numpy_owned(py, outs);
+        }
+    }
+    let outs = errors::engine(py, || tape.replay(arrays.clone()))?;
+    // Catches its own panics: a capture that fails leaves the tape as it was.
+    tape.capture(&arrays, &outs);
     to_numpy_owned(py, outs)
 }
 

@@ -8,12 +8,14 @@
 //! used random numbers, or used an array made outside the recorded ops cannot
 //! be replayed; the recorder says why and `@jit` then re-runs Python each call.
 
+use crossover::compiled::CompiledGraph;
 use crossover::expr::parse::Expr;
 use crossover::{Array, BinaryOp, DType, Operand, ReduceOp, Scalar, SliceArg, UnaryOp};
 use pyo3::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// One engine call with its non-array arguments.
 #[derive(Clone, Debug)]
@@ -304,7 +306,19 @@ pub struct Tape {
     n_inputs: usize,
     steps: Vec<Step>,
     outputs: Vec<usize>,
+    /// The replayed graph's fused kernels, once captured: later replays
+    /// run them on their inputs without building the graph.
+    compiled: OnceLock<CompiledGraph>,
+    /// Replays that tried to capture them (a tape whose graph cannot be
+    /// captured stops trying after [`CAPTURE_TRIES`]).
+    capture_tries: AtomicU32,
+    /// Replays that ran the captured kernels (for tests).
+    compiled_runs: AtomicU64,
 }
+
+/// Replays of a tape that try to capture its kernels: the first replay's
+/// inputs may be pending or laid out unlike the usual call's.
+const CAPTURE_TRIES: u32 = 3;
 
 impl Tape {
     /// Keeps only the steps the outputs need, renumbering slots.
@@ -350,6 +364,48 @@ impl Tape {
             n_inputs,
             steps: kept,
             outputs: outputs.into_iter().map(|o| new_index[o]).collect(),
+            compiled: OnceLock::new(),
+            capture_tries: AtomicU32::new(0),
+            compiled_runs: AtomicU64::new(0),
+        }
+    }
+
+    /// The outputs computed by the captured kernels on `inputs`; `None`
+    /// when none are captured or they decline them (then [`Tape::replay`]).
+    pub fn run_compiled(&self, inputs: &[Array]) -> crossover::Result<Option<Vec<Array>>> {
+        let Some(c) = self.compiled.get() else {
+            return Ok(None);
+        };
+        let outs = c.run(inputs)?;
+        if outs.is_some() {
+            self.compiled_runs.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(outs)
+    }
+
+    /// Points of the captured kernels (0 when none are captured).
+    pub fn compiled_points(&self) -> usize {
+        self.compiled.get().map_or(0, CompiledGraph::points)
+    }
+
+    /// Captures the kernels computing `outputs`, the pending results of
+    /// replaying this tape on `inputs`, for the next replays.
+    pub fn capture(&self, inputs: &[Array], outputs: &[Array]) {
+        if self.compiled.get().is_some()
+            || self.capture_tries.fetch_add(1, Ordering::Relaxed) >= CAPTURE_TRIES
+        {
+            return;
+        }
+        let constants: Vec<Array> = self
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Const(a) => Some(a.clone()),
+                Step::Call(..) => None,
+            })
+            .collect();
+        if let Some(c) = CompiledGraph::capture(inputs, &constants, outputs) {
+            let _ = self.compiled.set(c);
         }
     }
 
@@ -388,6 +444,19 @@ impl Tape {
     #[getter]
     fn steps(&self) -> usize {
         self.steps.len()
+    }
+
+    /// Whether replays run captured fused kernels on their inputs
+    /// (without building the graph).
+    #[getter]
+    fn compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+
+    /// Replays that ran the captured kernels (the others built the graph).
+    #[getter]
+    fn compiled_runs(&self) -> u64 {
+        self.compiled_runs.load(Ordering::Relaxed)
     }
 
     fn __repr__(&self) -> String {

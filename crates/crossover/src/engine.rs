@@ -249,6 +249,23 @@ impl Engine {
         self.policy.get()
     }
 
+    /// `policy`, else the innermost one pushed on this thread, else this
+    /// engine's: what an evaluation runs under.
+    pub(crate) fn policy_now(&self, policy: Option<Policy>) -> Policy {
+        policy
+            .or_else(thread_policy)
+            .unwrap_or_else(|| self.policy())
+    }
+
+    /// Whether only the CPU can run anything under `policy` (no GPU, and
+    /// no trace asking for each kernel's placement): an evaluation then
+    /// skips planning.
+    pub(crate) fn cpu_only(&self, policy: Policy) -> bool {
+        self.gpu.is_err()
+            && matches!(policy, Policy::Auto | Policy::Force(DeviceKind::Cpu))
+            && !crate::trace::is_recording()
+    }
+
     /// Changes the default policy.
     pub fn set_policy(&self, policy: Policy) {
         self.policy.set(policy)
@@ -394,12 +411,8 @@ impl Engine {
         detailed: bool,
     ) -> Result<Plan> {
         catch_panic("eval", || {
-            let policy = policy
-                .or_else(thread_policy)
-                .unwrap_or_else(|| self.policy());
-            let cpu_only = self.gpu.is_err()
-                && matches!(policy, Policy::Auto | Policy::Force(DeviceKind::Cpu))
-                && !crate::trace::is_recording();
+            let policy = self.policy_now(policy);
+            let cpu_only = self.cpu_only(policy);
             if let ([one], true, false) = (outputs, cpu_only, detailed) {
                 // One op waiting only for reductions (`s / n`, `total + s`):
                 // the reductions first (their results end their kernels in

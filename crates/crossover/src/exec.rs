@@ -233,7 +233,7 @@ pub(crate) fn run_on_cpu(engine: &Engine, kernels: &[Kernel]) -> Result<()> {
 
 /// Copies `bound`'s inputs that are not on the host there, runs it on the
 /// CPU and checks its results against what `name` declared.
-fn run_bound_on_cpu(
+pub(crate) fn run_bound_on_cpu(
     engine: &Engine,
     backend: &Arc<dyn Backend>,
     bound: &BoundKernel<'_>,

@@ -127,28 +127,30 @@ impl Hasher for Enc<'_> {
 /// An array a cached kernel refers to: a node of the graph (by position)
 /// or a ready input (by order of first use in the key).
 #[derive(Clone, Copy)]
-enum Ref {
+pub(crate) enum Ref {
     Node(usize),
     Ext(usize),
 }
 
-struct SourceT {
+pub(crate) struct SourceT {
     /// `None`: a flat-index source.
-    array: Option<Ref>,
-    layout: Layout,
+    pub(crate) array: Option<Ref>,
+    pub(crate) layout: Layout,
 }
 
-struct KernelT {
-    shape: Vec<usize>,
-    program: Arc<Program>,
-    sources: Vec<SourceT>,
-    reduce: Option<ReducePlan>,
-    outputs: Vec<usize>,
+/// A fused kernel with its arrays replaced by references ([`Ref`]).
+pub(crate) struct KernelT {
+    pub(crate) shape: Vec<usize>,
+    pub(crate) program: Arc<Program>,
+    pub(crate) sources: Vec<SourceT>,
+    pub(crate) reduce: Option<ReducePlan>,
+    /// Positions in the graph of the nodes it computes.
+    pub(crate) outputs: Vec<usize>,
     reasons: Vec<Boundary>,
-    fused: Vec<&'static str>,
+    pub(crate) fused: Vec<&'static str>,
 }
 
-type Templates = Arc<[KernelT]>;
+pub(crate) type Templates = Arc<[KernelT]>;
 
 #[derive(Default)]
 struct Cache {
@@ -164,8 +166,9 @@ thread_local! {
 /// A graph this thread's cache knows: its kernels' templates and the
 /// graph's ready inputs, to bind to this graph.
 pub(crate) struct Cached {
-    templates: Templates,
-    ext: Vec<Array>,
+    pub(crate) templates: Templates,
+    /// The graph's ready inputs, in key order ([`Ref::Ext`]).
+    pub(crate) ext: Vec<Array>,
 }
 
 /// What a lookup in this thread's cache found.

@@ -30,6 +30,7 @@
 
 pub mod array;
 pub mod buffer;
+pub mod compiled;
 pub mod cost;
 pub mod cpu;
 #[cfg(feature = "cuda")]

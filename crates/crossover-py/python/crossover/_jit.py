@@ -37,9 +37,16 @@ _ARRAY_TYPES = (np.ndarray, _C.ndarray, np.generic)
 
 def _signature(args: tuple, kwargs: dict):
     """(cache key or None, array arguments, rebuild(arrays) -> (args, kwargs))."""
-    if kwargs:
-        return _signature_with_keywords(args, kwargs)
-    # Positional arguments only (the common call): one pass, no closure.
+    if not kwargs:
+        found = _positional_key(args)
+        if found is not None:
+            return found[0], found[1], functools.partial(_rebuild_positional, args)
+    return _signature_with_keywords(args, kwargs)
+
+
+def _positional_key(args: tuple) -> tuple[tuple, list[Any]] | None:
+    """(cache key, array arguments) of a call with positional arguments only
+    (the common call: one pass, no closure), or None when one is unhashable."""
     # Keys here are 2-tuples per argument, those with keywords 4-tuples, so
     # the two kinds never collide. A zero or NaN float is keyed by its bits
     # (`hex`): 0.0 and -0.0 compare equal but are different constants to
@@ -59,9 +66,9 @@ def _signature(args: tuple, kwargs: dict):
             try:
                 hash(value)
             except TypeError:
-                return _signature_with_keywords(args, kwargs)
+                return None
             key.append((type(value), value))
-    return tuple(key), arrays, functools.partial(_rebuild_positional, args)
+    return tuple(key), arrays
 
 
 def _rebuild_positional(args: tuple, xs: list[Any]) -> tuple[tuple, dict]:
@@ -184,6 +191,15 @@ class Jitted:
         if _C._tracing():
             # Called from a function being traced: inline it.
             return self._fn(*args, **kwargs)
+        if not kwargs:
+            found = _positional_key(args)
+            if found is not None:
+                # A replayed call goes straight to the tape (each layer
+                # below cost a fraction of a microsecond of a small call).
+                entry = self._cache.get(found[0])
+                if entry is not None and entry[0] is not None:
+                    return entry[1](_C._replay(entry[0], found[1], self._lazy))
+                return self._call(args, kwargs, (*found, functools.partial(_rebuild_positional, args)))
         return self._call(args, kwargs, _signature(args, kwargs))
 
     def _call(self, args: tuple, kwargs: dict, signature: tuple) -> Any:

@@ -1,6 +1,7 @@
 //! Integration tests of the engine, in one binary (one link per change, not one per file).
 
 mod common;
+mod compiled;
 mod corpus;
 mod cuda;
 mod cuda_dense;

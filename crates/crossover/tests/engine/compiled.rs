@@ -1,0 +1,219 @@
+//! Compiled graphs (a graph's fused kernels run again on new inputs):
+//! on an engine with only the CPU, the same bits as the general path on
+//! every new input; declined (nothing run) where the inputs are not what
+//! the graph was captured with, or where a GPU could take the kernel.
+
+use crate::common::*;
+use crossover::compiled::CompiledGraph;
+use crossover::shape::Layout;
+use crossover::{Array, DType};
+use std::sync::Arc;
+
+/// `sum(where(x > 0.5, x * y, -x))`, pending.
+fn conditional_sum(x: &Array, y: &Array) -> Array {
+    let mask = x.gt(0.5).unwrap();
+    Array::where_(&mask, x.mul(y).unwrap(), x.neg().unwrap())
+        .unwrap()
+        .sum(None, false)
+        .unwrap()
+}
+
+/// The float64 reference of [`conditional_sum`].
+fn conditional_sum_ref(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y)
+        .map(|(&a, &b)| if a > 0.5 { a * b } else { -a })
+        .sum()
+}
+
+/// Whether `e` runs compiled graphs (only the CPU can run anything there).
+fn runs_compiled(e: &TestEngine) -> bool {
+    e.name == "cpu"
+}
+
+#[test]
+fn runs_give_the_general_paths_bits_on_new_inputs() {
+    on_every_engine_lenient(|e| {
+        for dtype in [DType::F32, DType::F64] {
+            for n in [7, 2049, 65_537] {
+                let (x, _) = array(&[n], dtype, 1, 0.0, 1.0);
+                let (y, _) = array(&[n], dtype, 2, -2.0, 2.0);
+                let c = CompiledGraph::capture(
+                    &[x.clone(), y.clone()],
+                    &[],
+                    &[conditional_sum(&x, &y)],
+                )
+                .expect("fused kernels");
+                assert_eq!(c.points(), n);
+                for seed in 3..6 {
+                    let (x2, vx) = array(&[n], dtype, seed, 0.0, 1.0);
+                    let (y2, vy) = array(&[n], dtype, seed + 10, -2.0, 2.0);
+                    let general = conditional_sum(&x2, &y2).to_vec_f64().unwrap();
+                    let run = c.run(&[x2, y2]).unwrap();
+                    if !runs_compiled(e) {
+                        assert!(run.is_none(), "{}: ran beside a GPU", e.name);
+                        continue;
+                    }
+                    let out = run.expect("same dtypes and layouts");
+                    assert_eq!(out.len(), 1);
+                    assert_eq!(out[0].dtype(), dtype);
+                    let got = out[0].to_vec_f64().unwrap();
+                    assert_eq!(got[0].to_bits(), general[0].to_bits(), "{dtype} n={n}");
+                    let rtol = if dtype == DType::F32 { 1e-5 } else { 1e-12 };
+                    assert_close(
+                        &got,
+                        &[conditional_sum_ref(&vx, &vy)],
+                        rtol,
+                        1e-9,
+                        "compiled",
+                    );
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn several_outputs_come_back_in_the_requested_order() {
+    on_every_engine_lenient(|e| {
+        let n = 4099;
+        let (x, _) = array(&[n], DType::F64, 7, -1.0, 1.0);
+        let y = x.mul(3.0).unwrap().add(1.0).unwrap();
+        let z = x.abs().unwrap();
+        let c =
+            CompiledGraph::capture(std::slice::from_ref(&x), &[], &[z, y]).expect("fused kernels");
+        let (x2, v) = array(&[n], DType::F64, 8, -1.0, 1.0);
+        let Some(out) = c.run(&[x2]).unwrap() else {
+            assert!(!runs_compiled(e));
+            return;
+        };
+        let abs: Vec<f64> = v.iter().map(|a| a.abs()).collect();
+        let lin: Vec<f64> = v.iter().map(|a| a * 3.0 + 1.0).collect();
+        assert_close(&out[0].to_vec_f64().unwrap(), &abs, 0.0, 0.0, "abs");
+        assert_close(&out[1].to_vec_f64().unwrap(), &lin, 1e-15, 0.0, "3x + 1");
+    });
+}
+
+#[test]
+fn inputs_unlike_the_captured_ones_are_declined() {
+    let cpu = engines()
+        .into_iter()
+        .find(runs_compiled)
+        .expect("a CPU engine");
+    cpu.run(|| {
+        let n = 3001;
+        let (x, _) = array(&[n], DType::F64, 1, 0.0, 1.0);
+        let (y, _) = array(&[n], DType::F64, 2, 0.0, 1.0);
+        let c = CompiledGraph::capture(&[x.clone(), y.clone()], &[], &[conditional_sum(&x, &y)])
+            .unwrap();
+        assert!(c.run(&[x.clone(), y.clone()]).unwrap().is_some());
+        // Another dtype, a strided layout, a pending input, a missing input.
+        let (x32, _) = array(&[n], DType::F32, 3, 0.0, 1.0);
+        let (wide, _) = array(&[2 * n], DType::F64, 4, 0.0, 1.0);
+        let buffer = wide.eval().and_then(|_| wide.to_vec::<f64>()).unwrap();
+        let strided = Array::from_shared(
+            Arc::new(crossover::buffer::Buffer::from_elements(&buffer).unwrap()),
+            Layout {
+                shape: vec![n],
+                strides: vec![2],
+                offset: 1,
+            },
+        )
+        .unwrap();
+        let pending = x.mul(2.0).unwrap();
+        for inputs in [
+            vec![x32, y.clone()],
+            vec![strided, y.clone()],
+            vec![pending, y.clone()],
+            vec![x.clone()],
+        ] {
+            assert!(c.run(&inputs).unwrap().is_none());
+        }
+        // Captured with one array read twice, run with two: declined (the
+        // kernel reads a shared input once).
+        let twice = CompiledGraph::capture(
+            &[x.clone(), x.clone()],
+            &[],
+            &[x.sub(&x).unwrap().sum(None, false).unwrap()],
+        )
+        .unwrap();
+        assert!(twice.run(&[x.clone(), x.clone()]).unwrap().is_some());
+        assert!(twice.run(&[x.clone(), y.clone()]).unwrap().is_none());
+    });
+}
+
+#[test]
+fn constants_are_bound_and_other_ready_arrays_refused() {
+    let cpu = engines()
+        .into_iter()
+        .find(runs_compiled)
+        .expect("a CPU engine");
+    cpu.run(|| {
+        let n = 2049;
+        let (x, vx) = array(&[n], DType::F64, 1, -1.0, 1.0);
+        let (w, vw) = array(&[n], DType::F64, 2, -1.0, 1.0);
+        w.eval().unwrap();
+        let y = x.mul(&w).unwrap().max(None, false).unwrap();
+        // `w` is neither an input nor a constant: its value could change.
+        assert!(
+            CompiledGraph::capture(std::slice::from_ref(&x), &[], std::slice::from_ref(&y))
+                .is_none()
+        );
+        let c = CompiledGraph::capture(std::slice::from_ref(&x), std::slice::from_ref(&w), &[y])
+            .unwrap();
+        let (x2, vx2) = array(&[n], DType::F64, 3, -1.0, 1.0);
+        for (a, v) in [(x.clone(), vx), (x2, vx2)] {
+            let out = c.run(&[a]).unwrap().unwrap();
+            let want = v
+                .iter()
+                .zip(&vw)
+                .map(|(p, q)| p * q)
+                .fold(f64::MIN, f64::max);
+            assert_eq!(out[0].to_vec_f64().unwrap(), vec![want]);
+        }
+        // An output already computed (the input itself) is no graph.
+        assert!(
+            CompiledGraph::capture(std::slice::from_ref(&x), &[], std::slice::from_ref(&x))
+                .is_none()
+        );
+    });
+}
+
+#[test]
+fn kernels_reading_earlier_kernels_results_run_in_order() {
+    on_every_engine_lenient(|e| {
+        // Row means end a kernel; the centred sine reads them: two kernels.
+        let centred = |m: &Array| {
+            m.sub(m.mean(Some(&[1]), true).unwrap())
+                .unwrap()
+                .sin()
+                .unwrap()
+        };
+        let shape = [4, 3001];
+        let (m, _) = array(&shape, DType::F64, 5, -1.0, 1.0);
+        let c = CompiledGraph::capture(std::slice::from_ref(&m), &[], &[centred(&m)])
+            .expect("fused kernels");
+        assert_eq!(c.kernels(), 2);
+        for seed in 6..8 {
+            let (m2, v) = array(&shape, DType::F64, seed, -1.0, 1.0);
+            let general = centred(&m2).to_vec_f64().unwrap();
+            let Some(out) = c.run(&[m2]).unwrap() else {
+                assert!(!runs_compiled(e));
+                continue;
+            };
+            let got = out[0].to_vec_f64().unwrap();
+            assert!(got
+                .iter()
+                .zip(&general)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+            let want: Vec<f64> = v
+                .chunks(shape[1])
+                .flat_map(|row| {
+                    let mean = row.iter().sum::<f64>() / row.len() as f64;
+                    row.iter().map(move |a| (a - mean).sin())
+                })
+                .collect();
+            assert_close(&got, &want, 1e-13, 1e-15, "centred sine");
+        }
+    });
+}
