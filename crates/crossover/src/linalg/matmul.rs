@@ -226,9 +226,12 @@ impl MatMul {
 
 /// Largest `m*n*k` of a single product that runs as row blocks on the
 /// calling thread and the pool's helpers (each block a sequential faer
-/// product); larger ones use faer's own parallel product. Measured: see
-/// docs/benchmarks.md, "Small matrix products".
-const SPLIT_MAX_MNK: usize = 512 * 512 * 512;
+/// product); larger ones use faer's own parallel product, which shares one
+/// packed B between threads (Intel Xeon, 2 threads, f32: row blocks win to
+/// 384^3, tie at 448^3, lose by 25% at 512^3). Measured: see
+/// docs/benchmarks.md, "Small matrix products" and "Matrix products on an
+/// Intel Xeon".
+const SPLIT_MAX_MNK: usize = 400 * 400 * 400;
 
 /// Below this many multiply-adds times the element size a product is one
 /// task: a helper's wake-up costs more than it would take over (measured,
@@ -241,9 +244,11 @@ const SEQ_MAX_WORK: usize = 1536 * 1024;
 const MIN_TASK_ROWS: usize = 32;
 
 /// Row blocks for a single product with `m` rows and `mnk` multiply-adds
-/// of `size`-byte elements: one below [`SEQ_MAX_WORK`], else a few per thread, so a helper that
-/// wakes late still finds blocks to take; `None` where faer's parallel
-/// product should run it (large, or too few rows to split).
+/// of `size`-byte elements: one below [`SEQ_MAX_WORK`], else one per
+/// thread (each block packs all of B again, so more blocks cost more than a
+/// late helper does: 2 blocks beat 8 at every size from 80 to 448 on two
+/// threads; the caller takes a block no helper has taken); `None` where
+/// faer's parallel product should run it (large, or too few rows to split).
 fn row_tasks(m: usize, mnk: usize, size: usize) -> Option<usize> {
     let threads = crate::cpu::threads();
     if mnk > SPLIT_MAX_MNK {
@@ -252,7 +257,7 @@ fn row_tasks(m: usize, mnk: usize, size: usize) -> Option<usize> {
     if threads <= 1 || mnk.saturating_mul(size) < SEQ_MAX_WORK {
         return Some(1);
     }
-    let tasks = (m / MIN_TASK_ROWS).min(4 * threads);
+    let tasks = (m / MIN_TASK_ROWS).min(threads);
     (tasks >= 2).then_some(tasks)
 }
 
@@ -407,7 +412,8 @@ mod tests {
         assert_eq!(row_tasks(2000, 2000 * 2000 * 2000, 4), None);
         if crate::cpu::threads() > 1 {
             let t = row_tasks(256, 256 * 256 * 256, 4).unwrap_or(0);
-            assert!((2..=4 * crate::cpu::threads()).contains(&t), "{t}");
+            assert_eq!(t, crate::cpu::threads().min(8), "{t}");
+            assert_eq!(row_tasks(512, 512 * 512 * 512, 4), None);
             assert!(row_tasks(64, 64 * 64 * 64, 8).unwrap_or(0) >= 2);
             // Too few rows to split: faer's parallel product.
             assert_eq!(row_tasks(8, 8 * 4096 * 1024, 4), None);
