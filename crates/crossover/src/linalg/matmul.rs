@@ -226,9 +226,9 @@ impl MatMul {
 
 /// Largest `m*n*k` of a single product that runs as row blocks on the
 /// calling thread and the pool's helpers (each block a sequential faer
-/// product); larger ones use faer's own parallel product, which shares one
-/// packed B between threads (Intel Xeon, 2 threads, f32: row blocks win to
-/// 384^3, tie at 448^3, lose by 25% at 512^3). Measured: see
+/// product); larger ones use faer's own parallel product, which splits one
+/// product between its threads (Intel Xeon, 2 threads, f32: row blocks win
+/// to 384^3, tie at 448^3, lose by 25% at 512^3). Measured: see
 /// docs/benchmarks.md, "Small matrix products" and "Matrix products on an
 /// Intel Xeon".
 const SPLIT_MAX_MNK: usize = 400 * 400 * 400;
