@@ -1,7 +1,8 @@
 //! The engine calls behind `ndarray`'s operators and reduction methods.
 
 use crate::args;
-use crate::array::{value_of, wrap, PyArr};
+use crate::array::{wrap, PyArr};
+use crate::compute::with_value_of;
 use crate::convert::{self, Intake};
 use crate::tape::{op, Call};
 use crossover::{BinaryOp, Operand, ReduceOp, UnaryOp};
@@ -185,7 +186,7 @@ impl PyArr {
     }
 
     pub(crate) fn readonly<'py>(&self, py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyAny>> {
-        let v = value_of(py, &self.inner(), what)?;
-        convert::readonly_view(py, v)
+        let parts = with_value_of(py, &self.inner(), what, convert::ViewParts::of)??;
+        convert::readonly_view_of(py, parts)
     }
 }

@@ -23,6 +23,7 @@ use numpy::npyffi::{self, flags, PY_ARRAY_API};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyAny;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// NumPy's dtype object for an engine dtype.
@@ -344,32 +345,61 @@ fn owned_buffer(base: &Bound<'_, PyAny>) -> Option<Arc<Buffer>> {
 /// NumPy 2's limit on dimensions (1.x allows 32).
 const MAX_DIMS: usize = 64;
 
+/// What a NumPy view of a value needs, copied out of it (dims and strides
+/// inline up to 8 dimensions), so that a computed array is read under its
+/// node's lock without copying its layout.
+pub struct ViewParts {
+    buffer: Arc<Buffer>,
+    dims: SmallVec<[npyffi::npy_intp; 8]>,
+    /// In bytes.
+    strides: SmallVec<[npyffi::npy_intp; 8]>,
+    /// Bytes from the buffer's start to the first element.
+    offset: usize,
+}
+
+impl ViewParts {
+    /// The parts of `value`; an error beyond NumPy's 64 dimensions.
+    pub fn of(value: &Value) -> PyResult<ViewParts> {
+        let item = value.buffer.dtype().size();
+        let layout = &value.layout;
+        let nd = layout.shape.len();
+        if nd > MAX_DIMS {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{nd} dimensions are more than NumPy's {MAX_DIMS}"
+            )));
+        }
+        Ok(ViewParts {
+            buffer: Arc::clone(&value.buffer),
+            dims: layout.shape.iter().map(|&d| d as _).collect(),
+            strides: layout
+                .strides
+                .iter()
+                .map(|&s| (s * item as isize) as _)
+                .collect(),
+            offset: layout.offset * item,
+        })
+    }
+}
+
 /// A NumPy array viewing `value` without a copy.
 fn view(py: Python<'_>, value: Value, writeable: bool) -> PyResult<Bound<'_, PyAny>> {
-    let dtype = value.buffer.dtype();
-    let item = dtype.size();
-    let layout = &value.layout;
-    // On the stack: NumPy allows at most 64 dimensions.
-    let nd = layout.shape.len();
-    if nd > MAX_DIMS {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{nd} dimensions are more than NumPy's {MAX_DIMS}"
-        )));
-    }
-    let mut dims = [0 as npyffi::npy_intp; MAX_DIMS];
-    let mut strides = [0 as npyffi::npy_intp; MAX_DIMS];
-    for (k, (&d, &s)) in layout.shape.iter().zip(&layout.strides).enumerate() {
-        dims[k] = d as _;
-        strides[k] = (s * item as isize) as _;
-    }
-    let data = if value.buffer.is_empty() {
-        value.buffer.as_ptr()
+    view_of_parts(py, ViewParts::of(&value)?, writeable)
+}
+
+/// A NumPy array viewing the buffer `parts` describes without a copy.
+fn view_of_parts(
+    py: Python<'_>,
+    mut parts: ViewParts,
+    writeable: bool,
+) -> PyResult<Bound<'_, PyAny>> {
+    let data = if parts.buffer.is_empty() {
+        parts.buffer.as_ptr()
     } else {
         // SAFETY: the layout's offset lies inside the buffer.
-        unsafe { value.buffer.as_ptr().add(layout.offset * item) }
+        unsafe { parts.buffer.as_ptr().add(parts.offset) }
     };
-    let descr = numpy_dtype(py, dtype);
-    let owner = owner_capsule(py, &value.buffer)?;
+    let descr = numpy_dtype(py, parts.buffer.dtype());
+    let owner = owner_capsule(py, &parts.buffer)?;
     // SAFETY: NumPy API calls with a valid descr (reference stolen), dims and
     // strides of length nd, and data that lives as long as `owner`, which
     // becomes the array's base (reference stolen by SetBaseObject).
@@ -379,9 +409,9 @@ fn view(py: Python<'_>, value: Value, writeable: bool) -> PyResult<Bound<'_, PyA
             py,
             subtype,
             descr.into_ptr() as _,
-            nd as _,
-            dims.as_mut_ptr(),
-            strides.as_mut_ptr(),
+            parts.dims.len() as _,
+            parts.dims.as_mut_ptr(),
+            parts.strides.as_mut_ptr(),
             data as *mut _,
             if writeable {
                 flags::NPY_ARRAY_WRITEABLE
@@ -401,6 +431,11 @@ fn view(py: Python<'_>, value: Value, writeable: bool) -> PyResult<Bound<'_, PyA
 /// A read-only NumPy view of a value crossover keeps (`__array__`, `.numpy()`).
 pub fn readonly_view(py: Python<'_>, value: Value) -> PyResult<Bound<'_, PyAny>> {
     view(py, value, false)
+}
+
+/// [`readonly_view`] of parts read from a value ([`ViewParts::of`]).
+pub fn readonly_view_of(py: Python<'_>, parts: ViewParts) -> PyResult<Bound<'_, PyAny>> {
+    view_of_parts(py, parts, false)
 }
 
 /// A writeable NumPy array holding `value`: the engine's buffer itself when

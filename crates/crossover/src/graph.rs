@@ -45,6 +45,32 @@ pub struct PendingWork {
     pub library: bool,
 }
 
+/// An upper bound on [`pending_work`] (no limit), read from the outputs
+/// alone: each node keeps one from when it was recorded (shared inputs
+/// counted once per use, inputs computed since still counted). A front end
+/// that only asks whether the work is small takes this first, without
+/// walking the graph, and walks only when the bound is too high to tell.
+///
+/// ```
+/// use crossover::{graph::{pending_bound, pending_work}, Array};
+/// let a = Array::from_vec(vec![1.0f32; 8], &[8])?;
+/// let b = a.mul(&a)?.add(&a)?;
+/// let bound = pending_bound(std::slice::from_ref(&b));
+/// assert!(bound.points >= pending_work(std::slice::from_ref(&b), usize::MAX).points);
+/// b.eval()?;
+/// assert_eq!(pending_bound(&[b]).points, 0);
+/// # Ok::<(), crossover::Error>(())
+/// ```
+pub fn pending_bound(outputs: &[Array]) -> PendingWork {
+    let mut bound = PendingWork::default();
+    for out in outputs {
+        let (points, library) = out.pending_bound();
+        bound.points = bound.points.saturating_add(points);
+        bound.library |= library;
+    }
+    bound
+}
+
 /// Like [`pending_points`], noting library calls as well.
 pub fn pending_work(outputs: &[Array], limit: usize) -> PendingWork {
     // The common call (one op on computed inputs) without the walk's
@@ -265,6 +291,47 @@ mod tests {
         }
         sum.eval().expect("eval");
         assert_eq!(pending_work(&[sum], usize::MAX), PendingWork::default());
+    }
+
+    /// The recorded bound is never below the walk, flags every library call
+    /// the walk finds, and is 0 exactly when nothing is pending: on shared
+    /// inputs, a library call, intermediates computed after their consumers
+    /// were recorded, views and empty arrays.
+    #[test]
+    fn pending_bound_is_at_least_the_walk() {
+        let (x, y) = (ready(&[3, 5], 0.1), ready(&[3, 5], 0.2));
+        let xy = Array::binary(BinaryOp::Mul, &x, &y).expect("mul");
+        let shared = Array::binary(BinaryOp::Add, &xy, &xy).expect("add");
+        let product = xy.matmul(&ready(&[5, 4], 0.3)).expect("matmul");
+        let after = Array::binary(BinaryOp::Sub, &shared, &x).expect("sub");
+        let view = after.transpose().expect("transpose");
+        let empty = ready(&[0, 5], 0.4);
+        let empty_sum = Array::binary(BinaryOp::Add, &empty, &empty).expect("add");
+        let arrays = [&xy, &shared, &product, &after, &view, &empty_sum];
+        let check = |stage: &str| {
+            for a in arrays {
+                let one = std::slice::from_ref(a);
+                let (bound, walk) = (pending_bound(one), pending_work(one, usize::MAX));
+                let what = format!("{stage}: {}", a.op_name());
+                assert!(bound.points >= walk.points, "{what}: {bound:?} < {walk:?}");
+                assert!(bound.library || !walk.library, "{what}");
+                assert_eq!(bound.points == 0, a.is_ready(), "{what}: {bound:?}");
+            }
+            let all: Vec<Array> = arrays.iter().map(|a| (*a).clone()).collect();
+            let (bound, walk) = (pending_bound(&all), pending_work(&all, usize::MAX));
+            assert!(bound.points >= walk.points && (bound.library || !walk.library));
+        };
+        check("recorded");
+        assert!(pending_bound(std::slice::from_ref(&product)).library);
+        assert!(!pending_bound(std::slice::from_ref(&shared)).library);
+        xy.eval().expect("eval");
+        check("xy computed");
+        after.eval().expect("eval");
+        check("after computed");
+        for a in arrays {
+            a.eval().expect("eval");
+        }
+        check("all computed");
     }
 
     /// Positions are found by scanning small graphs and through a map from

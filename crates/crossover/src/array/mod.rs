@@ -21,7 +21,7 @@ use crate::op::{Library, LibraryCall, Op};
 use crate::rng::{Distribution, Generator};
 use crate::shape::{numel, Layout};
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A materialised value: a buffer and where the array's elements sit in it.
@@ -47,6 +47,16 @@ pub(crate) struct Node {
     /// call that made it ([`Buffer::is_volatile`]): set once, from the
     /// inputs, so the check costs nothing on the common path.
     volatile: bool,
+    /// At least the elements pending behind this node, its own included
+    /// (at least 1 while pending, 0 once computed): the sum of its own and
+    /// its inputs' bounds when it was recorded, so a front end can tell a
+    /// small evaluation without walking the graph ([`crate::graph::pending_bound`]).
+    /// Shared inputs are counted once per use, and inputs computed since
+    /// still count: an upper bound.
+    pending_bound: AtomicUsize,
+    /// Whether a library call may be among the pending nodes behind this
+    /// one (set when recorded, like `pending_bound`).
+    library_below: bool,
     state: Mutex<NodeState>,
 }
 
@@ -78,8 +88,17 @@ impl Array {
         dtype: DType,
         inputs: Vec<Array>,
     ) -> Result<Array> {
-        crate::limits::checked_numel(op.name(), &shape, dtype)?;
+        let points = crate::limits::checked_numel(op.name(), &shape, dtype)?;
         let volatile = inputs.iter().any(Array::reads_volatile);
+        let mut bound = points.max(1);
+        let mut library_below = matches!(op, Op::Library { .. });
+        for input in &inputs {
+            let below = input.node.pending_bound.load(Ordering::Acquire);
+            if below > 0 {
+                bound = bound.saturating_add(below);
+                library_below |= input.node.library_below;
+            }
+        }
         Ok(Array {
             node: Arc::new(Node {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -87,6 +106,8 @@ impl Array {
                 dtype,
                 op,
                 volatile,
+                pending_bound: AtomicUsize::new(bound),
+                library_below,
                 state: Mutex::new(NodeState::Pending(inputs)),
             }),
         })
@@ -100,6 +121,8 @@ impl Array {
                 dtype,
                 op,
                 volatile: value.buffer.is_volatile(),
+                pending_bound: AtomicUsize::new(0),
+                library_below: false,
                 state: Mutex::new(NodeState::Ready(value)),
             }),
         }
@@ -172,6 +195,15 @@ impl Array {
     /// Marks the node computed, dropping its inputs.
     pub(crate) fn set_value(&self, value: Value) {
         *self.state() = NodeState::Ready(value);
+        // After the state: a reader that sees 0 finds the node computed.
+        self.node.pending_bound.store(0, Ordering::Release);
+    }
+
+    /// [`Node::pending_bound`] and `library_below`: an upper bound on the
+    /// pending work behind this array, read without a lock.
+    pub(crate) fn pending_bound(&self) -> (usize, bool) {
+        let bound = self.node.pending_bound.load(Ordering::Acquire);
+        (bound, bound > 0 && self.node.library_below)
     }
 
     /// Unique id of the node (stable for the array's life).
@@ -212,7 +244,10 @@ impl Array {
 
     /// Whether the value has been computed.
     pub fn is_ready(&self) -> bool {
-        matches!(&*self.state(), NodeState::Ready(_))
+        // Without the lock for computed nodes (their bound is 0); a node
+        // computed a moment ago may still show its bound: then the lock tells.
+        self.node.pending_bound.load(Ordering::Acquire) == 0
+            || matches!(&*self.state(), NodeState::Ready(_))
     }
 
     /// The op that produces this array (`"input"` for data).
@@ -532,6 +567,33 @@ impl Array {
             .ok_or_else(|| Error::internal("eval", "node not ready after evaluation"))?;
         crate::residency::ensure_host(&v)?;
         Ok(v)
+    }
+
+    /// `f` of the value, computing it if needed and bringing it to the host
+    /// like [`Array::value`], without copying its layout (`f` runs under the
+    /// node's lock: it must not touch other arrays).
+    ///
+    /// ```
+    /// use crossover::Array;
+    /// let a = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3])?.mul(2.0)?;
+    /// assert_eq!(a.with_value(|v| v.layout.shape.clone())?, vec![3]);
+    /// # Ok::<(), crossover::Error>(())
+    /// ```
+    pub fn with_value<R>(&self, f: impl FnOnce(&Value) -> R) -> Result<R> {
+        if !self.is_ready() {
+            self.eval()?;
+        }
+        match &*self.state() {
+            NodeState::Ready(v) => {
+                // A check on the host; a GPU result is copied back first
+                // (under this node's lock, which that copy does not take).
+                crate::residency::ensure_host(v)?;
+                Ok(f(v))
+            }
+            NodeState::Pending(_) => {
+                Err(Error::internal("eval", "node not ready after evaluation"))
+            }
+        }
     }
 
     /// The elements in row-major order.

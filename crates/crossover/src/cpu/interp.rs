@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::expr::ir::{InstKind, Program, Reg};
 use crate::op::{BinaryOp, UnaryOp};
 use crate::rng::{self, Distribution, RandomKey};
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Most points per chunk (scratch registers hold this many); a program
@@ -160,7 +161,8 @@ impl<'a> Prepared<'a> {
         }
         let last = program.last_uses();
         let mut kinds = Vec::with_capacity(program.insts.len());
-        let mut free: Vec<usize> = Vec::new();
+        // Inline: no allocation for a small program's free list.
+        let mut free: SmallVec<[usize; 16]> = SmallVec::new();
         let mut slots = 0usize;
         for (r, inst) in program.insts.iter().enumerate() {
             let kind = match &inst.kind {

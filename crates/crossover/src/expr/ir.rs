@@ -81,34 +81,42 @@ pub struct Program {
     /// Registers that leave the program (written, or fed to a reduction).
     pub outputs: Vec<Reg>,
     /// [`Program::key`] once rendered.
-    pub(crate) key_memo: KeyMemo,
+    pub(crate) key_memo: Memo<String>,
+    /// [`Program::last_uses`] once computed.
+    pub(crate) last_uses_memo: Memo<Vec<usize>>,
 }
 
-/// A program's key, rendered once. A program is built by pushing
-/// instructions and then shared unchanged between calls (the fusion cache
-/// hands the same `Arc<Program>` to every call), while costing and the
-/// GPU's launch plan ask for its key on every call: rendering it took about
-/// 4,500 instructions each time, four times per call of a small kernel
-/// with a GPU present. A clone starts empty (it may be changed); memos
-/// never make two programs unequal.
-#[derive(Default)]
-pub(crate) struct KeyMemo(std::sync::OnceLock<String>);
+/// Something derived from a program once and kept. A program is built by
+/// pushing instructions and then shared unchanged between calls (the fusion
+/// cache hands the same `Arc<Program>` to every call), while costing and
+/// the GPU's launch plan ask for its key on every call (rendering it took
+/// about 4,500 instructions each time, four times per call of a small
+/// kernel with a GPU present) and the CPU's interpreter for its registers'
+/// last uses (about 400 instructions and an allocation a call). A clone
+/// starts empty (it may be changed); memos never make two programs unequal.
+pub(crate) struct Memo<T>(std::sync::OnceLock<T>);
 
-impl Clone for KeyMemo {
-    fn clone(&self) -> Self {
-        KeyMemo::default()
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Memo(std::sync::OnceLock::new())
     }
 }
 
-impl PartialEq for KeyMemo {
+impl<T> Clone for Memo<T> {
+    fn clone(&self) -> Self {
+        Memo::default()
+    }
+}
+
+impl<T> PartialEq for Memo<T> {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl fmt::Debug for KeyMemo {
+impl<T> fmt::Debug for Memo<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("KeyMemo")
+        f.write_str("Memo")
     }
 }
 
@@ -116,7 +124,8 @@ impl Program {
     /// Appends an instruction and returns its register.
     pub fn push(&mut self, kind: InstKind, dtype: DType) -> Reg {
         self.insts.push(Inst { kind, dtype });
-        self.key_memo = KeyMemo::default();
+        self.key_memo = Memo::default();
+        self.last_uses_memo = Memo::default();
         (self.insts.len() - 1) as Reg
     }
 
@@ -126,7 +135,23 @@ impl Program {
 
     /// Index of the last instruction reading each register (or, for
     /// outputs, `usize::MAX`), for register reuse.
-    pub fn last_uses(&self) -> Vec<usize> {
+    ///
+    /// Computed on the first call and kept: a program is not changed once
+    /// this has been asked (debug builds check it).
+    pub fn last_uses(&self) -> &[usize] {
+        let last = self
+            .last_uses_memo
+            .0
+            .get_or_init(|| self.compute_last_uses());
+        debug_assert_eq!(
+            *last,
+            self.compute_last_uses(),
+            "a program changed after its last uses were taken"
+        );
+        last
+    }
+
+    fn compute_last_uses(&self) -> Vec<usize> {
         let mut last = vec![0usize; self.insts.len()];
         for (i, inst) in self.insts.iter().enumerate() {
             last[i] = last[i].max(i);
