@@ -55,6 +55,17 @@ impl Hasher for FastHasher {
     fn write_usize(&mut self, v: usize) {
         self.write_u64(v as u64)
     }
+    // Small integers (enum fields of derived `Hash`, e.g. the CPU compiler's
+    // kernel specs) one word each, not through `write`'s byte chunks.
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64)
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(v as u64)
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64)
+    }
 }
 
 /// Up to eight bytes as one little-endian word (zero-padded).

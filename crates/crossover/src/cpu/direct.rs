@@ -21,6 +21,7 @@ use crate::expr::ir::{Inst, InstKind, Program, SourceKind};
 use crate::fuse::{ReduceMode, ReducePlan};
 use crate::op::{BinaryOp, ReduceOp, UnaryOp};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 /// An elementwise op the direct path runs.
 #[derive(Clone, Copy, Debug)]
@@ -155,21 +156,11 @@ pub(crate) fn reduce(
     parallel: bool,
 ) -> Result<Buffer> {
     check_run(buffer, offset, kept * reduced)?;
-    let input = buffer.dtype();
-    let program = Program {
-        sources: vec![SourceKind::Buffer(input)],
-        insts: vec![Inst {
-            kind: InstKind::Load(0),
-            dtype: input,
-        }],
-        outputs: vec![0],
-        ..Program::default()
-    };
     let source = Bound::Buffer {
         data: super::data_of(buffer)?,
         access: Access::Contiguous { offset },
     };
-    let prep = Prepared::new(&program, vec![source])?;
+    let prep = Prepared::new(load_program(buffer.dtype()), vec![source])?;
     let plan = ReducePlan {
         ops: vec![op],
         mode: ReduceMode::Inner,
@@ -181,6 +172,23 @@ pub(crate) fn reduce(
     super::reduce::run(&prep, &plan, &[OutPtr::new(&mut out)], parallel);
     prep.check_domain()?;
     Ok(out)
+}
+
+/// The program of a plain reduction, which only loads its input: made once
+/// per dtype and kept with its last uses (a small reduction's call is
+/// otherwise four allocations of program and tables).
+fn load_program(input: DType) -> &'static Program {
+    static PROGRAMS: [OnceLock<Program>; DType::ALL.len()] =
+        [const { OnceLock::new() }; DType::ALL.len()];
+    PROGRAMS[input as usize].get_or_init(|| Program {
+        sources: vec![SourceKind::Buffer(input)],
+        insts: vec![Inst {
+            kind: InstKind::Load(0),
+            dtype: input,
+        }],
+        outputs: vec![0],
+        ..Program::default()
+    })
 }
 
 /// [`Error::Internal`] unless `n` elements from `offset` lie in `buffer`

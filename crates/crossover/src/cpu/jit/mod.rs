@@ -35,10 +35,10 @@ use super::gather::Access;
 use super::interp::{fill_random, slot_bytes, Bound as Source, Data, Prepared, RegKind, Val};
 use crate::dtype::DType;
 use crate::expr::ir::{InstKind, Reg};
+use crate::fuse_cache::FastMap;
 use crate::op::{BinaryOp, UnaryOp};
 use crate::rng::{Distribution, RandomKey};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 #[cfg(target_arch = "x86_64")]
@@ -289,7 +289,10 @@ fn bind_for(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<Bound> {
 }
 
 fn compiled(spec: &Spec) -> Option<Arc<Kernel>> {
-    static CACHE: OnceLock<Mutex<HashMap<Spec, Option<Arc<Kernel>>>>> = OnceLock::new();
+    // Looked up on every call of a compiled kernel: std's SipHash over a
+    // spec cost about 2,000 instructions a call (a where-sum on 10,000
+    // points), more than the rest of the lookup.
+    static CACHE: OnceLock<Mutex<FastMap<Spec, Option<Arc<Kernel>>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(k) = map.get(spec) {
