@@ -8,8 +8,9 @@
 //! and constants are splats, so a fused chain touches main memory once.
 
 use super::gather::{gather, positions, Access};
+use super::math32_tanh512::tanh_slice_f32;
 use super::math64_exp512::{
-    cosh_slice_f64, exp2_slice_f64, exp_slice_f64, expm1_slice_f64, sinh_slice_f64,
+    cosh_slice_f64, exp2_slice_f64, exp_slice_f64, expm1_slice_f64, sinh_slice_f64, tanh_slice_f64,
 };
 use super::math_log::{log_slice_f32, log_slice_f64, LogBase};
 use super::num::{zip2, CastTo, Num, Pod};
@@ -695,7 +696,7 @@ impl UnaryFloat for f32 {
             UnaryOp::Log10 =>
                 avx512_or_each!(log_slice_f32(LogBase::Ten, s, d), s, d, math::log10_f32),
             UnaryOp::Exp2 => each!(s, d, math::exp2_f32),
-            UnaryOp::Tanh => each!(s, d, math::tanh_f32),
+            UnaryOp::Tanh => avx512_or_each!(tanh_slice_f32(s, d), s, d, math::tanh_f32),
             UnaryOp::Sin => math::trig_slice!(f32, s, d, math::sin_f32, f64::sin),
             UnaryOp::Cos => math::trig_slice!(f32, s, d, math::cos_f32, f64::cos),
             UnaryOp::Tan => math::trig_slice!(f32, s, d, math::tan_f32, f64::tan),
@@ -736,7 +737,7 @@ impl UnaryFloat for f64 {
             // expm1 with AVX-512 in math64_exp512): within 1 ulp of the true
             // value; within 2 of glibc where glibc is itself more than 1
             // off (tanh, sinh, cosh, the inverse hyperbolics).
-            UnaryOp::Tanh => each!(s, d, math64_hyp::tanh_f64),
+            UnaryOp::Tanh => avx512_or_each!(tanh_slice_f64(s, d), s, d, math64_hyp::tanh_f64),
             UnaryOp::Log1p => each!(s, d, math64_hyp::log1p_f64),
             UnaryOp::Expm1 => avx512_or_each!(expm1_slice_f64(s, d), s, d, math64_hyp::expm1_f64),
             UnaryOp::Sinh => avx512_or_each!(sinh_slice_f64(s, d), s, d, math64_hyp::sinh_f64),

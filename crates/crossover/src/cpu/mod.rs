@@ -15,6 +15,7 @@ pub mod math;
 pub mod math32_hyp;
 pub mod math32_inverse;
 pub mod math32_pow;
+pub mod math32_tanh512;
 pub mod math64;
 pub mod math64_exp512;
 pub mod math64_hyp;
