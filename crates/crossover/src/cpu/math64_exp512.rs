@@ -32,10 +32,8 @@
 //! polynomial in double-double) took 2.6 ns per point on one core against
 //! NumPy's 1.4 (issue 23's table: float64 `tanh` 0.70x at 1e4).
 
-use super::simd::{level, SimdLevel};
-
 /// `out[i] = sinh(x[i])` for `out.len()` points of `x` with AVX-512 where
-/// [`level`] selects it; false (nothing written) elsewhere, for the
+/// [`super::simd::level`] selects it; false (nothing written) elsewhere, for the
 /// portable loop.
 #[inline(always)]
 pub fn sinh_slice_f64(x: &[f64], out: &mut [f64]) -> bool {
@@ -85,18 +83,12 @@ const TANH: u8 = 5;
 #[inline(always)]
 fn run_slice<const F: u8>(x: &[f64], out: &mut [f64]) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if level() == SimdLevel::Avx512 {
-        assert!(
-            x.len() >= out.len(),
-            "exp kernels: input shorter than output"
-        );
-        // SAFETY: level() reports AVX-512 only where the CPU has every
-        // feature the kernel enables; x holds out.len() points (asserted).
-        unsafe { avx512::run::<F>(x.as_ptr(), out) };
-        return true;
+    return super::simd::avx512_slice("exp kernels", x, out, avx512::run::<F>);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (x, out);
+        false
     }
-    let _ = (x, out);
-    false
 }
 
 /// Constants from `mpmath` at 200 bits (shortest round-trip decimals).
@@ -164,7 +156,7 @@ pub(super) mod consts {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+pub(super) mod avx512 {
     use super::consts::*;
     use super::{COSH, EXP, EXP2, EXPM1, SINH, TANH};
     use crate::cpu::math64_hyp::SINH_TAYLOR;
@@ -398,7 +390,7 @@ mod avx512 {
     /// # Safety
     /// As [`reduce`].
     #[inline(always)]
-    unsafe fn fast_two_sum(a: __m512d, b: __m512d) -> (__m512d, __m512d) {
+    pub(in crate::cpu) unsafe fn fast_two_sum(a: __m512d, b: __m512d) -> (__m512d, __m512d) {
         let s = _mm512_add_pd(a, b);
         (s, _mm512_sub_pd(b, _mm512_sub_pd(s, a)))
     }

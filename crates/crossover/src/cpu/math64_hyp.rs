@@ -358,4 +358,4 @@ pub fn atanh_f64(x: f64) -> f64 {
 
 #[cfg(test)]
 #[path = "math64_hyp_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -224,4 +224,4 @@ pub fn acos_f64(x: f64) -> f64 {
 
 #[cfg(test)]
 #[path = "math64_inverse_tests.rs"]
-mod tests;
+pub(super) mod tests;

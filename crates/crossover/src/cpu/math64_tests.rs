@@ -411,3 +411,48 @@ fn log2_exp2_within_1_ulp_log10_within_2() {
         );
     }
 }
+
+/// A slice kernel of the AVX-512 modules (`math64_log1p512.rs`,
+/// `math64_asin512.rs`): false, nothing written, where the CPU lacks
+/// AVX-512.
+pub(crate) type Slice = fn(&[f64], &mut [f64]) -> bool;
+
+/// `f` on one point (the other lanes of its register masked off).
+pub(crate) fn one_point(f: Slice, x: f64) -> f64 {
+    let mut out = [0.0];
+    assert!(f(&[x], &mut out), "no AVX-512 kernel");
+    out[0]
+}
+
+/// Whether `f` runs on this CPU; where not, says why its tests skip.
+pub(crate) fn runs_avx512(f: Slice) -> bool {
+    let ok = f(&[0.5], &mut [0.0]);
+    if !ok {
+        eprintln!("skipped: this CPU has no AVX-512 (the portable forms run here)");
+    }
+    ok
+}
+
+/// Whole registers and each tail length (0 to 17 points, and 1,000) give
+/// each point of `point`'s sets the value it has alone, bit for bit: no
+/// lane reads another, none is skipped.
+pub(crate) fn lanes_as_one_point(
+    name: &str,
+    f: Slice,
+    seed: u64,
+    point: fn(usize, &mut Rng) -> f64,
+) {
+    let mut g = Rng(seed);
+    for n in (0..=17).chain([1000]) {
+        let xs: Vec<f64> = (0..n).map(|i| point(i, &mut g)).collect();
+        let mut out = vec![f64::NAN; n];
+        assert!(f(&xs, &mut out));
+        for (&x, &y) in xs.iter().zip(&out) {
+            let want = one_point(f, x);
+            assert!(
+                same(y, want),
+                "{name}({x:e}) = {y:e} in a run of {n}, {want:e} alone"
+            );
+        }
+    }
+}

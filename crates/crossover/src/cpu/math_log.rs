@@ -64,391 +64,19 @@ pub fn log_slice_f64(base: LogBase, x: &[f64], out: &mut [f64]) -> bool {
     false
 }
 
-/// The constants of one float type, from `mpmath` at 200 bits: inv_c
-/// rounded to the type, then -log_b(inv_c) split into a rounded high part
-/// and the rounded rest; P's coefficients are a Chebyshev fit of
-/// (log1p(r) - r)/(r^2 ln b) on [-1/32, 1/16] (a margin included),
-/// degree 4 (float32: 2^-26.6 from it) and 9 (float64: 2^-55.6).
-// Quoted as computed (shortest round-trip decimal of each value).
-#[allow(clippy::excessive_precision)]
-pub(super) mod consts {
-    /// Subinterval i of m in [1, 2) has the centre 1 + (2i + 1)/32, except
-    /// 1 (i = 0) and 2 (i = 15, whose -log_b(1/2) is log_b 2 split as
-    /// `log_2`, so that k log_b 2 cancels it exactly just below 1).
-    pub struct Tables {
-        pub inv_c: [f64; 16],
-        /// -log_b(inv_c), high and low parts, for b = e, 2, 10: the high
-        /// part on a grid of 2^-12 (float32) or 2^-32 (float64), so that
-        /// k log_b 2 + hi is exact.
-        pub hi: [[f64; 16]; 3],
-        pub lo: [[f64; 16]; 3],
-        /// log_b 2 in two parts (the high part short enough that k times
-        /// it is exact: k has at most 8 bits in float32, 11 in float64),
-        /// then 1/ln b in two parts.
-        pub log_2: [(f64, f64); 3],
-        pub inv_ln: [(f64, f64); 3],
-        /// log_b(1 + r) = r/ln b + r^2 P_b(r): P_b's coefficients, highest
-        /// first.
-        pub p: [&'static [f64]; 3],
-    }
-
-    pub const TABLES32: Tables = Tables {
-        inv_c: [
-            1.0,
-            0.9142857193946838,
-            0.8648648858070374,
-            0.8205128312110901,
-            0.7804877758026123,
-            0.7441860437393188,
-            0.7111111283302307,
-            0.6808510422706604,
-            0.6530612111091614,
-            0.6274510025978088,
-            0.6037735939025879,
-            0.581818163394928,
-            0.5614035129547119,
-            0.5423728823661804,
-            0.5245901346206665,
-            0.5,
-        ],
-        hi: [
-            [
-                0.0,
-                0.089599609375,
-                0.145263671875,
-                0.19775390625,
-                0.247802734375,
-                0.29541015625,
-                0.3408203125,
-                0.384521484375,
-                0.426025390625,
-                0.466064453125,
-                0.504638671875,
-                0.54150390625,
-                0.577392578125,
-                0.61181640625,
-                0.64501953125,
-                0.693359375,
-            ],
-            [
-                0.0,
-                0.12939453125,
-                0.20947265625,
-                0.285400390625,
-                0.357666015625,
-                0.42626953125,
-                0.491943359375,
-                0.5546875,
-                0.61474609375,
-                0.67236328125,
-                0.72802734375,
-                0.78125,
-                0.8330078125,
-                0.882568359375,
-                0.9306640625,
-                1.0,
-            ],
-            [
-                0.0,
-                0.038818359375,
-                0.06298828125,
-                0.0859375,
-                0.107666015625,
-                0.12841796875,
-                0.14794921875,
-                0.1669921875,
-                0.18505859375,
-                0.202392578125,
-                0.21923828125,
-                0.235107421875,
-                0.250732421875,
-                0.265625,
-                0.2802734375,
-                0.30103302001953125,
-            ],
-        ],
-        lo: [
-            [
-                0.0,
-                1.2543726370495278e-05,
-                -8.168624481186271e-05,
-                7.182404078776017e-05,
-                3.3466782042523846e-05,
-                5.406036871136166e-05,
-                0.00010625025606714189,
-                -0.00010975379700539634,
-                5.9025176597060636e-05,
-                2.5241410185117275e-05,
-                -8.267602242995054e-05,
-                9.340784890810028e-05,
-                -7.722053851466626e-05,
-                -1.4867006939311977e-05,
-                0.0001184860011562705,
-                -0.00021219444170128554,
-            ],
-            [
-                0.0,
-                -0.0001115223640226759,
-                -1.932555460371077e-05,
-                1.8094266351909027e-06,
-                -0.00011395726323826239,
-                -4.7711732804600615e-06,
-                -9.029798093251884e-05,
-                -9.860264253802598e-05,
-                -3.622007352532819e-05,
-                6.200966163305566e-05,
-                -0.0001069106874638237,
-                0.00010975921031786129,
-                -0.00011780908243963495,
-                7.468729745596647e-05,
-                7.335568079724908e-05,
-                0.0,
-            ],
-            [
-                0.0,
-                9.970422979677096e-05,
-                6.345398287521675e-05,
-                -2.2876956791151315e-05,
-                -3.212104638805613e-05,
-                -9.94898728094995e-05,
-                0.00011330618872307241,
-                -4.4294130930211395e-05,
-                -1.248314310942078e-05,
-                2.7604282877291553e-05,
-                -0.00011239643936278298,
-                0.00010530305007705465,
-                -7.547758286818862e-06,
-                7.703251321800053e-05,
-                -9.355654037790373e-05,
-                -3.024355464731343e-06,
-            ],
-        ],
-        log_2: [
-            (0.693359375, -0.00021219444170128554),
-            (1.0, 0.0),
-            (0.30103302001953125, -3.024355464731343e-06),
-        ],
-        inv_ln: [
-            (1.0, 0.0),
-            (1.4426950216293335, 1.925963033500011e-08),
-            (0.4342944920063019, -1.0103049952192578e-08),
-        ],
-        p: [
-            &[
-                -0.1562747359275818,
-                0.20006753504276276,
-                -0.2500128746032715,
-                0.3333333432674408,
-                -0.5,
-            ],
-            &[
-                -0.22545678913593292,
-                0.2886364459991455,
-                -0.3606923222541809,
-                0.480898380279541,
-                -0.7213475108146667,
-            ],
-            &[
-                -0.06786925345659256,
-                0.08688822388648987,
-                -0.10857920348644257,
-                0.14476484060287476,
-                -0.21714724600315094,
-            ],
-        ],
-    };
-
-    pub const TABLES64: Tables = Tables {
-        inv_c: [
-            1.0,
-            0.9142857142857143,
-            0.8648648648648649,
-            0.8205128205128205,
-            0.7804878048780488,
-            0.7441860465116279,
-            0.7111111111111111,
-            0.6808510638297872,
-            0.6530612244897959,
-            0.6274509803921569,
-            0.6037735849056604,
-            0.5818181818181818,
-            0.5614035087719298,
-            0.5423728813559322,
-            0.5245901639344263,
-            0.5,
-        ],
-        hi: [
-            [
-                0.0,
-                0.0896121587138623,
-                0.14518200978636742,
-                0.19782574335113168,
-                0.24783616396598518,
-                0.2954642130061984,
-                0.3409265868831426,
-                0.3844116989057511,
-                0.4260843952652067,
-                0.466089729918167,
-                0.5045560107100755,
-                0.5415972825139761,
-                0.5773153649643064,
-                0.6118015411775559,
-                0.6451379614882171,
-                0.6931471803691238,
-            ],
-            [
-                0.0,
-                0.12928301701322198,
-                0.20945336553268135,
-                0.28540221881121397,
-                0.35755200451239944,
-                0.42626475472934544,
-                0.4918530962895602,
-                0.5545888517517596,
-                0.6147098441142589,
-                0.6724253420252353,
-                0.7279204544611275,
-                0.78135971352458,
-                0.8328900141641498,
-                0.8826430493500084,
-                0.9307373375631869,
-                1.0,
-            ],
-            [
-                0.0,
-                0.0389180660713464,
-                0.06305174576118588,
-                0.08591462881304324,
-                0.10763387847691774,
-                0.12831847718916833,
-                0.1480625355616212,
-                0.16694787959568202,
-                0.18504610168747604,
-                0.20242019789293408,
-                0.2191258913371712,
-                0.2352127111516893,
-                0.2507248774636537,
-                0.26570203341543674,
-                0.28017985657788813,
-                0.3010299956640665,
-            ],
-        ],
-        lo: [
-            [
-                0.0,
-                -2.417513607415438e-11,
-                5.8130425388947895e-11,
-                -2.1211762570521887e-11,
-                -6.140395686131549e-11,
-                -1.123625159550127e-10,
-                8.745058161840661e-11,
-                4.580954897688746e-12,
-                4.569344831885847e-11,
-                6.432243387884106e-12,
-                4.23198275949667e-11,
-                -8.123167695813396e-11,
-                7.051730530655821e-11,
-                -7.156301169420577e-11,
-                -1.1463246577869747e-10,
-                1.9082149292723212e-10,
-            ],
-            [
-                0.0,
-                -6.82554787807614e-11,
-                9.626835583250535e-11,
-                5.103442171976455e-11,
-                1.0568420806909723e-10,
-                -2.7247481959005698e-11,
-                4.011445693502977e-11,
-                -7.412224111477094e-11,
-                9.494446234726583e-13,
-                -5.3739685566494726e-11,
-                1.0207171473212711e-10,
-                7.967231358255966e-14,
-                5.919941329697903e-13,
-                1.183289532063438e-11,
-                -3.0068253449806173e-13,
-                0.0,
-            ],
-            [
-                0.0,
-                -4.097672917763604e-11,
-                -1.4096887844138456e-11,
-                -1.0644999123202766e-10,
-                -7.708824030976061e-11,
-                7.051222235617716e-11,
-                -1.0618350238418753e-10,
-                2.012947393710708e-11,
-                2.113168107845608e-11,
-                -1.1490368814504865e-10,
-                -5.6288110798884885e-11,
-                2.2648599562063723e-11,
-                -1.1106823679156099e-10,
-                -9.319852899121783e-11,
-                1.1297290407396645e-10,
-                -8.532344317057107e-14,
-            ],
-        ],
-        log_2: [
-            (0.6931471803691238, 1.9082149292723212e-10),
-            (1.0, 0.0),
-            (0.3010299956640665, -8.532344317057107e-14),
-        ],
-        inv_ln: [
-            (1.0, 0.0),
-            (std::f64::consts::LOG2_E, 2.0355273740931033e-17),
-            (std::f64::consts::LOG10_E, 1.098319650216765e-17),
-        ],
-        p: [
-            &[
-                0.0792355763418047,
-                -0.09963636092758034,
-                0.11113082514825989,
-                -0.12500109248093122,
-                0.14285713574945275,
-                -0.16666666580985579,
-                0.199999999998925,
-                -0.25000000000021605,
-                0.3333333333333337,
-                -0.5,
-            ],
-            &[
-                0.1143127730503005,
-                -0.14374488380244302,
-                0.16032789033129305,
-                -0.18033845622794217,
-                0.20609928130133692,
-                -0.2404491722453771,
-                0.2885390081762418,
-                -0.36067376022255254,
-                0.48089834696298833,
-                -0.7213475204444817,
-            ],
-            &[
-                0.03441157357566963,
-                -0.0432715217477689,
-                0.048263504131244396,
-                -0.05428728469634649,
-                0.0620420657564911,
-                -0.07238241327843374,
-                0.0868588963801835,
-                -0.10857362047590678,
-                0.1447648273010841,
-                -0.2171472409516259,
-            ],
-        ],
-    };
-}
+/// The constants of each float type (their derivation: the file's header).
+#[path = "math_log_tables.rs"]
+pub(super) mod consts;
 
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+pub(super) mod avx512 {
     use super::consts::{Tables, TABLES32, TABLES64};
     use super::LogBase;
     use std::arch::x86_64::*;
 
     /// One float type's lanes: the few operations the kernel needs, each
     /// one intrinsic. Inlined into [`run`], which enables the features.
-    pub(super) trait Lanes: Copy {
+    pub(in crate::cpu) trait Lanes: Copy {
         type Elem: Copy;
         /// The table of 16 entries, in registers.
         type Table: Copy;
@@ -467,6 +95,10 @@ mod avx512 {
         unsafe fn fma(self, a: Self, b: Self) -> Self;
         /// self * a - b
         unsafe fn fms(self, a: Self, b: Self) -> Self;
+        /// b - self * a
+        unsafe fn fnma(self, a: Self, b: Self) -> Self;
+        /// self * 2^k (k a whole number)
+        unsafe fn scale(self, k: Self) -> Self;
         /// (m in [1, 2), k) with x = 2^k m (subnormals too).
         unsafe fn split(self) -> (Self, Self);
         /// The entry of m's subinterval.
@@ -477,9 +109,9 @@ mod avx512 {
     }
 
     #[derive(Clone, Copy)]
-    pub(super) struct F32(__m512);
+    pub(in crate::cpu) struct F32(__m512);
     #[derive(Clone, Copy)]
-    pub(super) struct F64(__m512d);
+    pub(in crate::cpu) struct F64(pub(in crate::cpu) __m512d);
 
     /// A mask of the first n lanes.
     fn first(n: usize) -> u16 {
@@ -545,6 +177,14 @@ mod avx512 {
         #[inline(always)]
         unsafe fn fms(self, a: Self, b: Self) -> Self {
             F32(_mm512_fmsub_ps(self.0, a.0, b.0))
+        }
+        #[inline(always)]
+        unsafe fn fnma(self, a: Self, b: Self) -> Self {
+            F32(_mm512_fnmadd_ps(self.0, a.0, b.0))
+        }
+        #[inline(always)]
+        unsafe fn scale(self, k: Self) -> Self {
+            F32(_mm512_scalef_ps(self.0, k.0))
         }
         #[inline(always)]
         unsafe fn split(self) -> (Self, Self) {
@@ -634,6 +274,14 @@ mod avx512 {
             F64(_mm512_fmsub_pd(self.0, a.0, b.0))
         }
         #[inline(always)]
+        unsafe fn fnma(self, a: Self, b: Self) -> Self {
+            F64(_mm512_fnmadd_pd(self.0, a.0, b.0))
+        }
+        #[inline(always)]
+        unsafe fn scale(self, k: Self) -> Self {
+            F64(_mm512_scalef_pd(self.0, k.0))
+        }
+        #[inline(always)]
         unsafe fn split(self) -> (Self, Self) {
             let m = _mm512_getmant_pd::<_MM_MANT_NORM_1_2, _MM_MANT_SIGN_ZERO>(self.0);
             (F64(m), F64(_mm512_getexp_pd(self.0)))
@@ -663,11 +311,42 @@ mod avx512 {
     /// (a constant, so the polynomial unrolls and the base's branch folds).
     #[inline(always)]
     unsafe fn log_lanes<V: Lanes, const B: usize>(x: V, tabs: &[V::Table; 3]) -> V {
-        let t = V::TABLES;
         // SAFETY: run's features are enabled here (inlined into run).
+        unsafe { V::specials(x, log_core::<V, B, false>(x, x, x, tabs)) }
+    }
+
+    /// The tables of base b (`B` as in [`log_lanes`]) in registers.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F (the caller's target features).
+    #[inline(always)]
+    pub(in crate::cpu) unsafe fn tables<V: Lanes, const B: usize>() -> [V::Table; 3] {
+        let t = V::TABLES;
+        // SAFETY: the caller's features; tables are 16 entries.
+        unsafe { [V::table(&t.inv_c), V::table(&t.hi[B]), V::table(&t.lo[B])] }
+    }
+
+    /// log_b(u + err) + kadd log_b 2 for positive finite u, without the
+    /// special values. With `ERR` (natural logarithm only), err is a
+    /// correction of at most about an ulp of u and kadd a small whole
+    /// number (log1p and the inverse hyperbolics in
+    /// [`crate::cpu::math64_log1p512`]); without, both are ignored.
+    ///
+    /// # Safety
+    /// As [`tables`].
+    #[inline(always)]
+    pub(in crate::cpu) unsafe fn log_core<V: Lanes, const B: usize, const ERR: bool>(
+        u: V,
+        err: V,
+        kadd: V,
+        tabs: &[V::Table; 3],
+    ) -> V {
+        let t = V::TABLES;
+        // SAFETY: the caller's features.
         unsafe {
-            let (m, k) = x.split();
-            let r = m.fma(V::lookup(m, tabs[0]), V::splat(-1.0));
+            let (m, k) = u.split();
+            let inv_c = V::lookup(m, tabs[0]);
+            let r = m.fma(inv_c, V::splat(-1.0));
             let (th, tl) = (V::lookup(m, tabs[1]), V::lookup(m, tabs[2]));
             // log_b(1 + r) = r/ln b + r^2 P_b(r).
             let mut p = V::splat(t.p[B][0]);
@@ -677,7 +356,17 @@ mod avx512 {
             // The table's low part less k log_b 2's first (they cancel
             // exactly just below 1), then r/ln b's rounding error (none for
             // ln) and r^2 P_b(r).
-            let base = k.fma(V::splat(t.log_2[B].1), tl);
+            let (k, base) = if ERR {
+                // err on r's scale: (u + err) 2^-k inv_c - 1 = r + cr, and
+                // log(1 + r + cr) = log(1 + r) + cr/(1 + r), which cr (1 - r)
+                // is within cr r^2 (|r| <= 1/16). Added after the low parts
+                // have cancelled (just below 1 the result is about cr).
+                let cr = inv_c.scale(V::splat(0.0).sub(k)).mul(err);
+                let k = k.add(kadd);
+                (k, k.fma(V::splat(t.log_2[B].1), tl).add(cr.fnma(r, cr)))
+            } else {
+                (k, k.fma(V::splat(t.log_2[B].1), tl))
+            };
             let (rh, rl) = if B == 0 {
                 (r, r.mul(r).fma(p, base))
             } else {
@@ -694,7 +383,35 @@ mod avx512 {
             let s = a.add(rh);
             let es = rh.sub(s.sub(a));
             let lo = rl.add(es);
-            V::specials(x, s.add(lo))
+            s.add(lo)
+        }
+    }
+
+    /// `out[i] = f(x[i])` a register at a time, the tail through masked
+    /// loads and stores.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F/VL/DQ/BW and FMA (the caller's features: this
+    /// is inlined into it); `x` points to at least `out.len()` values.
+    #[inline(always)]
+    pub(in crate::cpu) unsafe fn each_register<V: Lanes>(
+        x: *const V::Elem,
+        out: &mut [V::Elem],
+        f: impl Fn(V) -> V,
+    ) {
+        let n = out.len();
+        let o = out.as_mut_ptr();
+        let full = n - n % V::WIDTH;
+        let mut i = 0;
+        while i < full {
+            // SAFETY: i + WIDTH <= n: inside x (the caller's contract) and
+            // out.
+            unsafe { f(V::load(x.add(i), V::WIDTH)).store(o.add(i), V::WIDTH) };
+            i += V::WIDTH;
+        }
+        if full < n {
+            // SAFETY: the n - full lanes from `full` are inside both.
+            unsafe { f(V::load(x.add(full), n - full)).store(o.add(full), n - full) };
         }
     }
 
@@ -719,28 +436,11 @@ mod avx512 {
     /// `out.len()` values.
     #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
     unsafe fn run<V: Lanes, const B: usize>(x: *const V::Elem, out: &mut [V::Elem]) {
-        let t = V::TABLES;
-        // SAFETY: this function's features; tables are 16 entries.
-        let tabs = unsafe { [V::table(&t.inv_c), V::table(&t.hi[B]), V::table(&t.lo[B])] };
-        let n = out.len();
-        let o = out.as_mut_ptr();
-        let full = n - n % V::WIDTH;
-        let mut i = 0;
-        while i < full {
-            // SAFETY: i + WIDTH <= n: inside x (the caller's contract) and
-            // out.
-            unsafe {
-                let v = log_lanes::<V, B>(V::load(x.add(i), V::WIDTH), &tabs);
-                v.store(o.add(i), V::WIDTH);
-            }
-            i += V::WIDTH;
-        }
-        if full < n {
-            // SAFETY: the n - full lanes from `full` are inside both.
-            unsafe {
-                let v = log_lanes::<V, B>(V::load(x.add(full), n - full), &tabs);
-                v.store(o.add(full), n - full);
-            }
+        // SAFETY: this function's features; x holds out.len() points (the
+        // caller's contract).
+        unsafe {
+            let tabs = tables::<V, B>();
+            each_register(x, out, |v: V| log_lanes::<V, B>(v, &tabs));
         }
     }
 }

@@ -102,3 +102,25 @@ macro_rules! simd_dispatch {
     };
 }
 pub(crate) use simd_dispatch;
+
+/// Runs an AVX-512 kernel over `x` into `out` where [`level`] selects
+/// AVX-512, and says so; false (nothing written) elsewhere, for the
+/// portable loop. `kernel` must enable no feature beyond AVX-512
+/// F/VL/DQ/BW, AVX2 and FMA, and read `out.len()` points of `x`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn avx512_slice<T>(
+    what: &str,
+    x: &[T],
+    out: &mut [T],
+    kernel: unsafe fn(*const T, &mut [T]),
+) -> bool {
+    if level() != SimdLevel::Avx512 {
+        return false;
+    }
+    assert!(x.len() >= out.len(), "{what}: input shorter than output");
+    // SAFETY: level() reports AVX-512 only where the CPU has every feature
+    // the kernel enables; x holds out.len() points (asserted).
+    unsafe { kernel(x.as_ptr(), out) };
+    true
+}
