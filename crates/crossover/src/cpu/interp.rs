@@ -738,9 +738,9 @@ impl UnaryFloat for f64 {
             // Vectorised too (math64_hyp, math64_inverse; with AVX-512 the
             // exponentials in math64_exp512, log1p and the inverse
             // hyperbolics in math64_log1p512, arcsin and arccos in
-            // math64_asin512): within 1 ulp of the true
-            // value; within 2 of glibc where glibc is itself more than 1
-            // off (tanh, sinh, cosh, the inverse hyperbolics).
+            // math64_asin512): within 1 ulp of the true value; within 2 of
+            // glibc where glibc is itself more than 1 off (tanh, sinh,
+            // cosh, the inverse hyperbolics).
             UnaryOp::Tanh => avx512_or_each!(tanh_slice_f64(s, d), s, d, math64_hyp::tanh_f64),
             UnaryOp::Log1p => avx512_or_each!(log1p_slice_f64(s, d), s, d, math64_hyp::log1p_f64),
             UnaryOp::Expm1 => avx512_or_each!(expm1_slice_f64(s, d), s, d, math64_hyp::expm1_f64),

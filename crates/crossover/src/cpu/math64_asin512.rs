@@ -18,8 +18,8 @@
 //! large terms are summed exactly (Fast2Sum), so one rounding is left.
 
 /// `out[i] = asin(x[i])` for `out.len()` points of `x` with AVX-512 where
-/// [`super::simd::level`] selects it; false (nothing written) elsewhere, for the
-/// portable loop.
+/// [`super::simd::level`] selects it; false (nothing written)
+/// elsewhere, for the portable loop.
 #[inline(always)]
 pub fn asin_slice_f64(x: &[f64], out: &mut [f64]) -> bool {
     run_slice::<false>(x, out)

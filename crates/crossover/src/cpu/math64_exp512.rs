@@ -33,8 +33,8 @@
 //! NumPy's 1.4 (issue 23's table: float64 `tanh` 0.70x at 1e4).
 
 /// `out[i] = sinh(x[i])` for `out.len()` points of `x` with AVX-512 where
-/// [`super::simd::level`] selects it; false (nothing written) elsewhere, for the
-/// portable loop.
+/// [`super::simd::level`] selects it; false (nothing written)
+/// elsewhere, for the portable loop.
 #[inline(always)]
 pub fn sinh_slice_f64(x: &[f64], out: &mut [f64]) -> bool {
     run_slice::<SINH>(x, out)

@@ -21,8 +21,8 @@
 //! Newton form measured no faster: the divider runs beside the FMA port).
 
 /// `out[i] = log1p(x[i])` for `out.len()` points of `x` with AVX-512 where
-/// [`super::simd::level`] selects it; false (nothing written) elsewhere, for the
-/// portable loop.
+/// [`super::simd::level`] selects it; false (nothing written)
+/// elsewhere, for the portable loop.
 #[inline(always)]
 pub fn log1p_slice_f64(x: &[f64], out: &mut [f64]) -> bool {
     run_slice::<LOG1P>(x, out)
