@@ -20,6 +20,7 @@ mod library;
 mod random;
 mod report;
 mod setitem;
+mod stream;
 mod tape;
 mod ufunc;
 
@@ -40,6 +41,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<random::PyGenerator>()?;
     m.add_class::<library::PyCsr>()?;
     m.add_class::<tape::Tape>()?;
+    m.add_class::<stream::PyStreamTriad>()?;
     m.add("__version__", crossover::VERSION)?;
     macro_rules! add {
         ($($f:path),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };

@@ -28,6 +28,7 @@ pub mod num;
 pub mod reduce;
 mod regs;
 pub mod simd;
+pub mod stream;
 mod tasks;
 
 use crate::array::Value;

@@ -60,6 +60,9 @@ def _parser(systems: dict[str, System]) -> argparse.ArgumentParser:
     p.add_argument("--ops", action="store_true",
                    help="the per-op table instead (every ufunc and reduction beside NumPy; "
                    "`--ops --help` lists its options)")
+    p.add_argument("--memory", action="store_true",
+                   help="memory-bound kernels beside STREAM's triad timed in the same rounds "
+                   "(`--memory --help` lists its options)")
     return p
 
 
@@ -281,6 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .ops import main as ops_main
 
         return ops_main([a for a in argv if a != "--ops"])
+    if "--memory" in argv:  # memory-bound kernels against STREAM's triad (memory.py)
+        from .memory import main as memory_main
+
+        return memory_main([a for a in argv if a != "--memory"])
     try:
         args = parse(argv)
     except SystemExit as e:  # argparse: usage errors are exit status 2, --help 0

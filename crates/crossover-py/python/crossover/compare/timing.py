@@ -40,6 +40,9 @@ class Timing:
     median_s: float
     min_s: float
     reps: int
+    #: Per-call time of each round, in round order (interleaved timings
+    #: only): lets a caller pair systems round by round.
+    rounds_s: tuple[float, ...] = ()
 
 
 def measure(run: Callable[[], Any], method: Method) -> Timing:
@@ -113,9 +116,10 @@ def measure_interleaved(runs: dict[str, Callable[[], Any]], method: Interleaved)
         if r >= 2 and clock() - start > method.max_time:
             break
     out = {}
-    for name, samples in per_call.items():
-        samples.sort()
+    for name, in_order in per_call.items():
+        samples = sorted(in_order)
         n = len(samples)
         median = samples[n // 2] if n % 2 else 0.5 * (samples[n // 2 - 1] + samples[n // 2])
-        out[name] = Timing(median_s=median, min_s=samples[0], reps=n * batch[name])
+        out[name] = Timing(median_s=median, min_s=samples[0], reps=n * batch[name],
+                           rounds_s=tuple(in_order))
     return out
