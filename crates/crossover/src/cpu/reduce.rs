@@ -588,7 +588,14 @@ fn run_inner<T: Tasks>(
 /// interpreter itself is dispatched separately).
 trait Tasks: RNum {
     fn segment(v: Arg<'_, Self>, len: usize, at: u64, needs: Needs) -> State<Self>;
-    fn rows(st: &mut ColStates<Self>, v: Arg<'_, Self>, r: usize, needs: Needs);
+    fn rows(
+        st: &mut ColStates<Self>,
+        v: Arg<'_, Self>,
+        stride: usize,
+        m: usize,
+        r: usize,
+        needs: Needs,
+    );
 }
 
 macro_rules! task_impls {
@@ -597,14 +604,14 @@ macro_rules! task_impls {
             fn $seg(v: Arg<'_, $t>, len: usize, at: u64, needs: Needs) -> State<$t> => State::<$t>::of_segment
         }
         simd_dispatch! {
-            fn $rows(st: &mut ColStates<$t>, v: Arg<'_, $t>, r: usize, needs: Needs) => ColStates::<$t>::add_row
+            fn $rows(st: &mut ColStates<$t>, v: Arg<'_, $t>, stride: usize, m: usize, r: usize, needs: Needs) => ColStates::<$t>::add_rows
         }
         impl Tasks for $t {
             fn segment(v: Arg<'_, $t>, len: usize, at: u64, needs: Needs) -> State<$t> {
                 $seg(v, len, at, needs)
             }
-            fn rows(st: &mut ColStates<$t>, v: Arg<'_, $t>, r: usize, needs: Needs) {
-                $rows(st, v, r, needs)
+            fn rows(st: &mut ColStates<$t>, v: Arg<'_, $t>, stride: usize, m: usize, r: usize, needs: Needs) {
+                $rows(st, v, stride, m, r, needs)
             }
         }
     )*};

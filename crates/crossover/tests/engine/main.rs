@@ -1,5 +1,6 @@
 //! Integration tests of the engine, in one binary (one link per change, not one per file).
 
+mod column_reductions;
 mod common;
 mod compiled;
 mod corpus;

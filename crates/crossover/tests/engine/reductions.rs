@@ -42,7 +42,7 @@ fn group(x: &[f64], shape: &[usize], axes: &[usize]) -> Vec<Vec<f64>> {
 }
 
 /// Reference reduction over `axes` of `x` (row-major `shape`).
-fn reference(op: ReduceOp, x: &[f64], shape: &[usize], axes: &[usize]) -> Vec<f64> {
+pub(crate) fn reference(op: ReduceOp, x: &[f64], shape: &[usize], axes: &[usize]) -> Vec<f64> {
     reduce_groups(op, &group(x, shape, axes))
 }
 
