@@ -12,7 +12,7 @@ threads, 24 bytes an element as STREAM counts) and with NumPy, round by
 round (``timing.measure_interleaved``); the ratio to the triad is taken
 round by round (the two ran milliseconds apart) and its median reported. Every result is checked against a
 float64 reference first. Details: docs/benchmarks.md, "Memory-bound kernels
-at the memory limit".
+against STREAM's triad".
 """
 
 from __future__ import annotations
