@@ -8,6 +8,8 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import sys
+from datetime import datetime, timezone
 from typing import Any
 
 #: Variables that change how fast the systems run, recorded when set.
@@ -164,6 +166,20 @@ def environment() -> dict[str, str]:
     env = {k: os.environ[k] for k in ENV_VARS if k in os.environ}
     env["blas"] = blas_summary()
     return env
+
+
+def start_notes(command: str) -> tuple[list[str], str, float | None]:
+    """What a benchmark run records as it starts: its notes so far (a busy
+    machine, a forced OpenBLAS core type; each also printed to stderr),
+    the start time (UTC, ISO 8601) and the load average."""
+    notes: list[str] = []
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    load = load_average()
+    for note in (busy_note(load), coretype_note(command)):
+        if note:
+            print(f"warning: {note}", file=sys.stderr)
+            notes.append(note)
+    return notes, started, load
 
 
 def coretype_note(argv_text: str) -> str | None:

@@ -23,7 +23,6 @@ import platform
 import shlex
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -212,13 +211,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> tuple[dict[str, Any], 
 
     method = QUICK if args.quick else FULL
     command = "python -m crossover.compare --memory" + ("" if not argv else " " + shlex.join(argv))
-    notes: list[str] = []
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    load = machine.load_average()
-    for note in (machine.busy_note(load), machine.coretype_note(command)):
-        if note:
-            print(f"warning: {note}", file=sys.stderr)
-            notes.append(note)
+    notes, started, load = machine.start_notes(command)
     facts = machine.machine("none", load)
     triad = _C.StreamTriad(args.triad_elements)
     facts["triad_elements"] = args.triad_elements

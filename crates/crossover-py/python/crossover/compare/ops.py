@@ -23,7 +23,6 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -417,13 +416,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> tuple[dict[str, Any], 
 
     method = QUICK if args.quick else FULL
     command = "python -m crossover.compare --ops" + ("" if not argv else " " + shlex.join(argv))
-    notes: list[str] = []
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    load = machine.load_average()
-    for note in (machine.busy_note(load), machine.coretype_note(command)):
-        if note:
-            print(f"warning: {note}", file=sys.stderr)
-            notes.append(note)
+    notes, started, load = machine.start_notes(command)
     modules: dict[str, Any] = {"crossover": xo}
     versions = {"python": platform.python_version(), "numpy": np.__version__, "crossover": xo.__version__}
     if "numexpr" in args.systems:
