@@ -60,8 +60,9 @@ impl StreamTriad {
     /// parallel too), then runs one untimed round.
     ///
     /// STREAM's rule for a meaningful figure is arrays of at least four
-    /// times the last-level cache each (32 MiB here: 16,777,216 elements);
-    /// smaller arrays measure the caches.
+    /// times the last-level cache each (32 MiB on most of this project's
+    /// VMs: 16,777,216 elements; some have a 260 MiB L3 shared by the
+    /// host's guests); smaller arrays measure the caches.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for no elements, [`Error::OutOfMemory`]

@@ -34,7 +34,7 @@ from .timing import Interleaved, measure_interleaved
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
 #: The target: each kernel's bandwidth over the triad's (median of the per-round ratios).
 TARGET = 0.8
-ELEMENTS = 1 << 24  # 4096 x 4096 float32: 64 MiB, twice this VM's L3
+ELEMENTS = 1 << 24  # 4096 x 4096 float32: 64 MiB, twice the L3 of most of this project's VMs
 #: STREAM's rule: each triad array at least four times the last-level cache
 #: (32 MiB on this project's VMs): 128 MiB of float64.
 TRIAD_ELEMENTS = 1 << 24
