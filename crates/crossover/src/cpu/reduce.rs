@@ -252,7 +252,7 @@ fn sum_lanes<T: RNum>(v: &[T]) -> f64 {
     let mut acc = [0f64; LANES];
     let (blocks, rest) = v.as_chunks::<LANES>();
     for c in blocks {
-        prefetch_ahead(c);
+        prefetch_ahead(c, PREFETCH_AHEAD);
         for l in 0..LANES {
             acc[l] += c[l].to_f64();
         }
@@ -270,24 +270,22 @@ fn sum_lanes<T: RNum>(v: &[T]) -> f64 {
 /// worth of float32 lines in flight per core.
 const PREFETCH_AHEAD: usize = 4096;
 
-/// Asks for the cache lines `PREFETCH_AHEAD` bytes past `block`. The sum's
-/// loop (a float64 conversion and add per value) consumes lines too slowly
-/// for the out-of-order window to keep enough misses in flight: a float32
-/// sum of 64 MiB read at 7.6 GB/s on one core of the Intel VM where a max
-/// read at 11.5 and the same loop with this hint at 10.3; on two cores
-/// 17 GB/s against 42 with the hint (standalone loops, 2026-12-02).
+/// Asks for the cache lines `ahead` bytes past `block`. The sum's loop (a
+/// float64 conversion and add per value) consumes lines too slowly for the
+/// out-of-order window to keep enough misses in flight: a float32 sum of
+/// 64 MiB read at 7.6 GB/s on one core of the Intel VM where a max read at
+/// 11.5 and the same loop with this hint `PREFETCH_AHEAD` ahead at 10.3; on
+/// two cores 17 GB/s against 42 with the hint (standalone loops,
+/// 2026-12-02).
 #[inline(always)]
-fn prefetch_ahead<T>(block: &[T; LANES]) {
+fn prefetch_ahead<T>(block: &[T; LANES], ahead: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let bytes = std::mem::size_of_val(block);
         let mut off = 0;
         while off < bytes {
-            let p = block
-                .as_ptr()
-                .cast::<i8>()
-                .wrapping_add(PREFETCH_AHEAD + off);
+            let p = block.as_ptr().cast::<i8>().wrapping_add(ahead + off);
             // SAFETY: a prefetch is a hint; it never faults or reads into
             // the program, whatever the address (past the array's end
             // included, which `wrapping_add` keeps a plain address).
@@ -326,11 +324,20 @@ fn iprod_lanes<T: RNum>(v: &[T]) -> i64 {
     v.iter().fold(1i64, |a, &x| a.wrapping_mul(x.as_i64()))
 }
 
+/// The squared deviations of `v` from `mean`: the second pass over a
+/// segment the sum has just read, from L1. It keeps memory busy meanwhile
+/// with a hint for the lines the next segment's sum will ask for
+/// (`PREFETCH_AHEAD` past the next segment's start): without it memory
+/// idled through this pass, and a float32 std of 64 MiB on two cores of the
+/// Intel VM read 1.04-1.13x faster with it in paired standalone runs
+/// (2026-12-02; the pass itself is compute-bound, 0.37 cycles a value).
 #[inline(always)]
 fn m2_lanes<T: RNum>(v: &[T], mean: f64) -> f64 {
     let mut acc = [0f64; LANES];
     let (blocks, rest) = v.as_chunks::<LANES>();
+    let ahead = PREFETCH_AHEAD + std::mem::size_of_val(v);
     for c in blocks {
+        prefetch_ahead(c, ahead);
         for l in 0..LANES {
             let d = c[l].to_f64() - mean;
             acc[l] += d * d;
