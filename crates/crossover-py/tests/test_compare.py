@@ -264,3 +264,26 @@ def test_table_format_prints_the_writer_tables(capsys):
     text = capsys.readouterr().out
     assert "reduction" in text and "crossover" in text and "numpy" in text
     assert all(f"reduction-{v}" in text for v in ("sum", "mean", "std"))  # a table per variant
+
+
+def test_settle_waits_for_a_busy_thread_and_not_for_an_idle_process():
+    """Before a case, the run waits while another thread of the process is
+    still busy (OpenBLAS spins after a call), and not when all are idle."""
+    import threading
+    import time
+
+    from crossover.compare.timing import settle
+
+    stop = time.perf_counter() + 0.4
+
+    def spin():
+        x = 0
+        while time.perf_counter() < stop:
+            x += 1  # holds the GIL in turns with the sleeping main thread
+
+    t = threading.Thread(target=spin)
+    t.start()
+    waited = settle(max_wait=2.0)
+    t.join()
+    assert waited >= 0.3, f"returned after {waited:.3f} s while a thread spun for 0.4 s"
+    assert settle(max_wait=2.0) < 1.0, "an idle process was not seen as idle"

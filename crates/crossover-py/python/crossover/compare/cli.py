@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from . import checks, machine
 from .systems import System, all_systems
-from .timing import FULL, QUICK, Method, measure
+from .timing import FULL, QUICK, Method, measure, settle
 from .workloads import SIZE_NOTES, WORKLOADS, Workload, sizes_for, work
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
@@ -121,6 +121,7 @@ def run_case(system: System, w: Workload, variant: str, n: int, inputs: dict,
              cache: dict, method: Method) -> dict[str, Any]:
     """One row: set up, warm up and check, then time."""
     case = system.cases[w.name](inputs, variant)
+    settle()  # the previous case's threads (OpenBLAS spins after a call) go idle first
     result = case.run()  # warm-up; compiles (numba), fills caches and plans
     got = case.host(result)
     del result

@@ -23,11 +23,36 @@ class Method:
             "there). Each case runs once as a warm-up (Numba compiles here), checked against a "
             "float64 reference computed with NumPy from the same inputs; then timed runs repeat "
             f"until at least {self.min_reps} runs and {self.min_time:g} s (stopping at "
-            f"{self.max_time:g} s); the median and minimum are reported. Results are freed inside "
+            f"{self.max_time:g} s); the median and minimum are reported. Before each case's "
+            "warm-up the run waits (at most 1 s) until no thread of the process is still busy "
+            "from the previous case: OpenBLAS's threads (NumPy's and SciPy's matmul, solve, "
+            "svd) spin for about 0.1 s after a call and would take a core from whatever runs "
+            "next. Results are freed inside "
             "the timed region; crossover's are computed and read on the host there; GPU systems "
             "synchronise before the clock stops. Speedups are the numpy time divided by the "
             "other time (above 1: faster)."
         )
+
+
+def settle(max_wait: float = 1.0, window: float = 0.012) -> float:
+    """Waits until the process's other threads are idle and returns the
+    seconds waited (at most ``max_wait``). A thread still spinning from the
+    previous system's work (OpenBLAS keeps its threads busy about 0.1 s
+    after each BLAS call; measured: 105 ms of CPU time after one 1024^2
+    ``a @ b``) takes a core from the next system on a small machine: a
+    crossover matmul run just after NumPy's took 1.5-2.5x as long as alone
+    for those 0.1 s. Idle means two windows in a row in which the process's
+    CPU time grew by less than a quarter of the wall time. Windows span
+    several scheduler ticks: the kernel adds other threads' CPU time a tick
+    (4 ms here) at a time, so a 3 ms window of a spinning thread can read 0."""
+    clock, cpu = time.perf_counter, time.process_time
+    start = clock()
+    quiet = 0
+    while quiet < 2 and clock() - start < max_wait:
+        w0, c0 = clock(), cpu()
+        time.sleep(window)
+        quiet = quiet + 1 if cpu() - c0 < 0.25 * (clock() - w0) else 0
+    return clock() - start
 
 
 FULL = Method(min_reps=5, min_time=1.0, max_time=30.0)
