@@ -40,8 +40,8 @@ def settle(max_wait: float = 1.0, window: float = 0.012) -> float:
     previous system's work (OpenBLAS keeps its threads busy about 0.1 s
     after each BLAS call; measured: 105 ms of CPU time after one 1024^2
     ``a @ b``) takes a core from the next system on a small machine: a
-    crossover matmul run just after NumPy's took 1.5-2.5x as long as alone
-    for those 0.1 s. Idle means two windows in a row in which the process's
+    crossover 1024^2 matmul run just after NumPy's took about 1.5x as long
+    as alone for those 0.1 s. Idle means two windows in a row in which the process's
     CPU time grew by less than a quarter of the wall time. Windows span
     several scheduler ticks: the kernel adds other threads' CPU time a tick
     (4 ms here) at a time, so a 3 ms window of a spinning thread can read 0."""
