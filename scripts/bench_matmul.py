@@ -3,8 +3,11 @@
 For each N: NumPy's ``a @ b`` and crossover's ``(xa @ xb).numpy()`` (the
 result's NumPy view, as ``python -m crossover.compare`` reads it) on the same
 random inputs made outside the timed region, each the median of about 0.5 s
-of calls after two warm-up calls, twice per size; prints the ratio NumPy time
-/ crossover time (above 1: crossover is faster). Speed is never asserted.
+of calls after two warm-up calls, twice per size, each after the process's
+other threads are idle (``compare.timing.settle``: OpenBLAS's threads spin
+about 0.1 s after a call); prints the ratio NumPy time / crossover time
+(above 1: crossover is faster) and which BLAS crossover's large products
+used (``CROSSOVER_BLAS=none``: faer's). Speed is never asserted.
 
     env -u OPENBLAS_CORETYPE CROSSOVER_GPU=none python scripts/bench_matmul.py 100,256,512 float32
 """
@@ -15,9 +18,11 @@ import time
 import numpy as np
 
 import crossover as xo
+from crossover.compare.timing import settle
 
 
 def median_us(f, seconds=0.5):
+    settle()
     f()
     f()
     times = []
@@ -33,6 +38,7 @@ def median_us(f, seconds=0.5):
 def main():
     sizes = [int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "100,256,512,1024").split(",")]
     dtype = np.dtype(sys.argv[2] if len(sys.argv) > 2 else "float32")
+    print(f"crossover blas: {xo.info()['blas'] or 'none (faer)'}")
     for n in sizes:
         rng = np.random.default_rng(0)
         a, b = rng.random((n, n), dtype=dtype), rng.random((n, n), dtype=dtype)

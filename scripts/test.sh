@@ -24,8 +24,15 @@ python3 -m pip install --quiet --disable-pip-version-check "nvidia-cuda-nvrtc==1
 CROSSOVER_CUDA_LIB_DIR="$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "lib"))')"
 export CROSSOVER_CUDA_LIB_DIR
 
-# A missing OpenCL device, Oclgrind or NVRTC is a failure here, not a skip.
+# NumPy's OpenBLAS, which large real matmuls call (under Python crossover
+# finds it already loaded; the Rust tests load it from this path).
+CROSSOVER_BLAS="$(python3 -c 'import glob, os, numpy; print((sorted(glob.glob(os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs", "libscipy_openblas*.so"))) or [""])[0])')"
+export CROSSOVER_BLAS
+
+# A missing OpenCL device, Oclgrind, NVRTC or OpenBLAS is a failure here,
+# not a skip.
 export CROSSOVER_REQUIRE_OPENCL=1 CROSSOVER_REQUIRE_OCLGRIND=1 CROSSOVER_REQUIRE_NVRTC=1
+export CROSSOVER_REQUIRE_BLAS=1
 # Tests leave the user's kernel cache alone (a test makes its own).
 export CROSSOVER_KERNEL_CACHE=off
 # pocl's compiled kernels stay with the build (reused by local reruns).

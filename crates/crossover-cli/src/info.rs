@@ -25,6 +25,14 @@ pub fn run() -> Result<(), String> {
         "threads:   {} (set CROSSOVER_NUM_THREADS to change)",
         cpu::threads()
     );
+    match crossover::linalg::blas_library() {
+        Some((path, config)) => {
+            println!("blas:      {config} ({path}); large real matmuls (CROSSOVER_BLAS=none: faer)")
+        }
+        None => println!(
+            "blas:      none, faer runs every matmul (CROSSOVER_BLAS=<path> loads an OpenBLAS)"
+        ),
+    }
     println!("devices:");
     for d in engine.devices() {
         match (&d.usable, &d.name) {

@@ -415,6 +415,16 @@ pub fn info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("version", crossover::VERSION)?;
     d.set_item("simd", crossover::cpu::simd::level().name())?;
     d.set_item("threads", crossover::cpu::threads())?;
+    d.set_item(
+        "blas",
+        crossover::linalg::blas_library().map(|(path, config)| format!("{config} ({path})")),
+    )?;
+    // The m*n*k from which float32/float64 products run through it.
+    let from = PyDict::new(py);
+    for dtype in [crossover::DType::F32, crossover::DType::F64] {
+        from.set_item(dtype.name(), crossover::linalg::blas_min_mnk(dtype))?;
+    }
+    d.set_item("blas_min_mnk", from)?;
     let mut devices = vec!["cpu"];
     if crate::device::gpu_unusable().is_none() {
         devices.push("gpu");

@@ -638,10 +638,6 @@ impl Engine {
     }
 }
 
-/// Runs `f` with the engine current on this thread ([`Engine::scope`], else
-/// the global one).
-/// A calibrated profile's CPU thread-split threshold, for the process (the
-/// CPU backend's pool is the process's).
 /// Checks that evaluation left every output computed (views of computed
 /// bases made ready); the plan of a run nobody reads.
 fn ready_outputs(outputs: &[Array], policy: Policy) -> Result<Plan> {
@@ -658,15 +654,25 @@ fn ready_outputs(outputs: &[Array], policy: Policy) -> Result<Plan> {
     })
 }
 
+/// A calibrated profile's CPU settings (thread-split threshold, where
+/// matmuls go to the BLAS), for the process: the CPU backend's pool and
+/// the BLAS are the process's. Values the profile lacks stay as they are.
 fn apply_cpu_settings(profile: &Profile) {
-    if let Some(w) = profile
-        .device(DeviceKind::Cpu)
-        .and_then(|d| d.parallel_min_work)
-    {
+    let Some(cpu) = profile.device(DeviceKind::Cpu) else {
+        return;
+    };
+    if let Some(w) = cpu.parallel_min_work {
         crate::cpu::set_parallel_min_work(Some(w));
+    }
+    for (name, &mnk) in &cpu.blas_min_mnk {
+        if let Some(dtype) = crate::dtype::DType::parse(name) {
+            crate::linalg::set_blas_min_mnk(dtype, Some(mnk));
+        }
     }
 }
 
+/// Runs `f` with the engine current on this thread ([`Engine::scope`], else
+/// the global one).
 pub fn with_current<R>(f: impl FnOnce(&Engine) -> R) -> R {
     let scoped = SCOPED_ENGINES.with(|s| s.borrow().last().cloned());
     match scoped {

@@ -157,7 +157,7 @@ pub fn calibrate(
     } else {
         0
     };
-    let total = 4 + 4 + 2 * mm_sizes.len() + fft_sizes.len() + SPGEMM_SIZES.len() + gpu_steps;
+    let total = 5 + 4 + 2 * mm_sizes.len() + fft_sizes.len() + SPGEMM_SIZES.len() + gpu_steps;
     let mut step = 0;
     let mut tick = |what: &str, progress: &mut dyn FnMut(usize, usize, &str)| {
         progress(step, total, what);
@@ -199,6 +199,10 @@ pub fn calibrate(
     // Where splitting a kernel across threads starts to pay.
     tick("cpu thread split", progress);
     cpu.parallel_min_work = measure_parallel_min(&runner, quick, &mut lines)?;
+
+    // Where matrix products through the process's BLAS beat faer's.
+    tick("cpu matmul BLAS or faer", progress);
+    cpu.blas_min_mnk = measure_blas_min(&runner, quick, &mut lines)?;
 
     let mut profile = Profile::defaults();
     profile.source = format!(
@@ -331,12 +335,8 @@ fn measure_parallel_min(
         pays.push(t[1] < 0.95 * t[0]);
         detail.push(format!("{n}: {} / {}", time(t[0]), time(t[1])));
     }
-    // The first size from which every larger one pays.
-    let first = (0..sizes.len()).find(|&i| pays[i..].iter().all(|&p| p));
-    let found = first.map(|i| match i {
-        0 => work(sizes[0]) / std::f64::consts::SQRT_2,
-        i => (work(sizes[i - 1]) * work(sizes[i])).sqrt(),
-    });
+    let works: Vec<f64> = sizes.iter().map(|&n| work(n)).collect();
+    let found = pays_from(&works, &pays);
     lines.push(format!(
         "cpu thread split         : {} (a + b, one thread / all: {})",
         found.map_or(
@@ -346,6 +346,87 @@ fn measure_parallel_min(
         detail.join(", ")
     ));
     Ok(found.or(Some(work(*sizes.last().unwrap_or(&1)) * 2.0)))
+}
+
+/// The work from which the faster mode wins at that size and every larger
+/// one measured (`works` ascending, `pays[i]` for `works[i]`): the
+/// geometric mean of the work at the last size that did not pay and the
+/// first that did (the smallest over sqrt 2 when all paid); `None` when
+/// the largest did not pay.
+fn pays_from(works: &[f64], pays: &[bool]) -> Option<f64> {
+    let first = (0..works.len().min(pays.len())).find(|&i| pays[i..].iter().all(|&p| p))?;
+    Some(match first {
+        0 => works[0] / std::f64::consts::SQRT_2,
+        i => (works[i - 1] * works[i]).sqrt(),
+    })
+}
+
+/// Per float dtype, the `m*n*k` from which a square product through the
+/// process's BLAS beats faer's by 2% at that size and every larger one
+/// measured (`f64::MAX` where it never did); empty without a BLAS, or when
+/// its thread count differs from the engine's (it would not run). Wall
+/// times of the two paths alternated three times, best of each.
+fn measure_blas_min(
+    runner: &Runner,
+    quick: bool,
+    lines: &mut Vec<String>,
+) -> Result<std::collections::BTreeMap<String, f64>> {
+    let mut found = std::collections::BTreeMap::new();
+    let Some((path, _)) = crate::linalg::blas_library() else {
+        lines.push("cpu matmul BLAS          : none loaded (faer runs every product)".into());
+        return Ok(found);
+    };
+    if !crate::linalg::blas_runs_on(crate::cpu::threads()) {
+        lines.push(format!(
+            "cpu matmul BLAS          : {path} has another thread count than the engine's {}; not used",
+            crate::cpu::threads()
+        ));
+        return Ok(found);
+    }
+    let sizes: &[usize] = if quick {
+        &[256, 512, 1024]
+    } else {
+        &[256, 384, 512, 768, 1024, 1536, 2048]
+    };
+    // Short windows: each pair is timed three times anyway (full: ~30 s).
+    let runner = Runner {
+        min_reps: 3,
+        min_time: if quick { 0.05 } else { 0.2 },
+        ..runner_clone(runner)
+    };
+    for dtype in [DType::F32, DType::F64] {
+        let before = crate::linalg::blas_min_mnk(dtype);
+        let (mut pays, mut detail) = (Vec::new(), Vec::new());
+        for &n in sizes {
+            let a = ready(&[n, n], dtype, 80 + n as u64)?;
+            let b = ready(&[n, n], dtype, 81 + n as u64)?;
+            let mut t = [f64::INFINITY; 2];
+            for _ in 0..3 {
+                // faer (the threshold out of reach), then the BLAS.
+                for (i, threshold) in [f64::MAX, 1.0].into_iter().enumerate() {
+                    crate::linalg::set_blas_min_mnk(dtype, Some(threshold));
+                    let r = runner.time_wall(&|| a.matmul(&b));
+                    crate::linalg::set_blas_min_mnk(dtype, Some(before));
+                    t[i] = t[i].min(r?.0);
+                }
+            }
+            pays.push(t[1] < 0.98 * t[0]);
+            detail.push(format!("{n}: {} / {}", time(t[0]), time(t[1])));
+        }
+        let works: Vec<f64> = sizes.iter().map(|&n| (n as f64).powi(3)).collect();
+        let from = pays_from(&works, &pays);
+        lines.push(format!(
+            "cpu matmul BLAS {:<9}: {} (faer / BLAS: {})",
+            dtype.name(),
+            from.map_or("faer at every size measured".to_string(), |w| format!(
+                "from {:.0}^3 multiply-adds",
+                w.cbrt()
+            )),
+            detail.join(", ")
+        ));
+        found.insert(dtype.name().to_string(), from.unwrap_or(f64::MAX));
+    }
+    Ok(found)
 }
 
 /// Memory bandwidth of `runner`'s device, bytes/s: a light kernel over a

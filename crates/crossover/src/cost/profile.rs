@@ -11,6 +11,7 @@ use super::history::History;
 use crate::device::{self, DeviceKind};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Largest profile file [`Profile::load`] reads.
@@ -56,6 +57,13 @@ pub struct DeviceProfile {
     /// [`crate::cpu::PARALLEL_MIN_WORK`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel_min_work: Option<f64>,
+    /// CPU only: per float dtype name ("float32", "float64"), the `m*n*k`
+    /// from which a matrix product runs through the process's BLAS rather
+    /// than faer, as `crossover calibrate` measured it with a BLAS loaded
+    /// (`f64::MAX`: never paid; absent: the built-in default,
+    /// [`crate::linalg::blas_default_min_mnk`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub blas_min_mnk: BTreeMap<String, f64>,
 }
 
 /// [`DeviceProfile::compile_s`] of profiles written before it existed.
@@ -318,6 +326,7 @@ impl Profile {
             },
             compile_s: 0.0,
             parallel_min_work: None,
+            blas_min_mnk: BTreeMap::new(),
         };
         let gpu = DeviceProfile {
             device: DeviceKind::Gpu,
@@ -332,6 +341,7 @@ impl Profile {
             },
             compile_s: 0.0,
             parallel_min_work: None,
+            blas_min_mnk: BTreeMap::new(),
         };
         let curve = |device, rate: f64, c: f64| {
             let pts = [1e6, 1e8, 1e10, 1e12]
@@ -436,6 +446,9 @@ impl Profile {
                 format!("{n}.rates.f64_transcendental"),
                 d.rates.f64_transcendental,
             )?;
+            for (dtype, &v) in &d.blas_min_mnk {
+                pos(format!("{n}.blas_min_mnk.{dtype}"), v)?;
+            }
         }
         for l in &self.links {
             let n = format!("link {}->{}", l.from, l.to);
@@ -634,6 +647,7 @@ impl DeviceProfile {
             },
             compile_s: 0.0,
             parallel_min_work: None,
+            blas_min_mnk: BTreeMap::new(),
         }
     }
 
@@ -662,6 +676,7 @@ impl DeviceProfile {
             },
             compile_s: default_compile_s(),
             parallel_min_work: None,
+            blas_min_mnk: BTreeMap::new(),
         }
     }
 }

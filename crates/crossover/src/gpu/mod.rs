@@ -726,6 +726,7 @@ pub fn prior(info: &DeviceInfo) -> (DeviceProfile, Vec<LinkProfile>) {
             // pocl compiles through LLVM for the host: about 0.5 s a kernel.
             compile_s: 0.5,
             parallel_min_work: None,
+            blas_min_mnk: Default::default(),
         };
         let t = Transfer {
             latency_s: 10e-6,

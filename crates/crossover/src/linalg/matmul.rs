@@ -184,6 +184,36 @@ impl MatMul {
                 return Ok(());
             }
             let mnk = m.saturating_mul(n).saturating_mul(k);
+            if k > 0 && mnk as f64 >= super::blas::min_mnk(self.dtype) {
+                // Every matrix of a batch has the same strides, so the
+                // first product tells whether the BLAS takes them all.
+                // (Were its thread count to change mid-batch, faer runs the
+                // rest one by one.)
+                let mut blas_ran = 0;
+                for (bi, dst) in out.chunks_mut(m * n).enumerate() {
+                    if blas_ran < bi {
+                        one(dst, bi, Par::Seq);
+                        continue;
+                    }
+                    // SAFETY: as in `one`.
+                    let (lhs, rhs) = unsafe {
+                        (
+                            mat_at(ad, a_offs[bi], m, k, ars, acs),
+                            mat_at(bd, b_offs[bi], k, n, brs, bcs),
+                        )
+                    };
+                    if T::blas_product(dst, lhs, rhs) {
+                        blas_ran += 1;
+                    } else if bi == 0 {
+                        break;
+                    } else {
+                        one(dst, bi, Par::Seq);
+                    }
+                }
+                if blas_ran > 0 {
+                    return Ok(());
+                }
+            }
             let tasks = row_tasks(m, mnk, std::mem::size_of::<T>());
             if (nb == 1 && tasks.is_some()) || (nb > 1 && mnk <= BATCH_PARALLEL_MAX_MNK) {
                 // On the calling thread (helpers join when they wake), not

@@ -26,6 +26,7 @@
 //! # Ok::<(), crossover::Error>(())
 //! ```
 
+mod blas;
 mod dense;
 mod int_matmul;
 mod matmul;
@@ -35,6 +36,30 @@ pub use dense::Kind as DenseKind;
 pub use dense::{cholesky, det, eigh, inv, qr, solve, solve_spd, svd, svdvals};
 pub(crate) use dense::{eigh_not_converged, not_positive_definite, singular, svd_not_converged};
 pub(crate) use matmul::matmul;
+
+/// The BLAS that large real matrix products run through, if this process
+/// has one (`CROSSOVER_BLAS`; under Python, NumPy's OpenBLAS): its path and
+/// its `openblas_get_config()` line. None: faer runs every product.
+///
+/// ```
+/// use crossover::linalg::{blas_library, blas_min_mnk};
+/// use crossover::DType;
+///
+/// if let Some((path, config)) = blas_library() {
+///     let from = blas_min_mnk(DType::F32).cbrt();
+///     println!("float32 matmul from {from:.0}^3 multiply-adds: {config} ({path})");
+/// }
+/// ```
+pub fn blas_library() -> Option<(&'static str, &'static str)> {
+    blas::blas().map(|b| (b.path.as_str(), b.config.as_str()))
+}
+/// Whether the process's BLAS would run products on an engine of
+/// `threads` threads (there is one, and its own thread count is that).
+pub fn blas_runs_on(threads: usize) -> bool {
+    blas::blas().is_some_and(|b| b.matches_threads(threads))
+}
+pub use blas::set_min_mnk as set_blas_min_mnk;
+pub use blas::{default_min_mnk as blas_default_min_mnk, min_mnk as blas_min_mnk};
 pub use matmul::MatMul;
 #[doc(hidden)]
 pub use matmul::{bench_product_rows_f32, bench_product_rows_f64};
@@ -63,6 +88,11 @@ pub(crate) trait Field: ComplexField + Storage + Copy {
     fn widen(self) -> Complex64;
     /// Back from a complex128 (the real part for real types).
     fn narrow(c: Complex64) -> Self;
+    /// `out (row-major) = a @ b` through the process's BLAS where it runs
+    /// this product (real dtypes; `blas.rs`), false where faer should.
+    fn blas_product(_out: &mut [Self], _a: MatRef<'_, Self>, _b: MatRef<'_, Self>) -> bool {
+        false
+    }
 }
 
 macro_rules! real_field {
@@ -84,6 +114,9 @@ macro_rules! real_field {
             #[inline(always)]
             fn narrow(c: Complex64) -> Self {
                 c.re as $t
+            }
+            fn blas_product(out: &mut [Self], a: MatRef<'_, Self>, b: MatRef<'_, Self>) -> bool {
+                blas::product(out, a, b)
             }
         }
     };

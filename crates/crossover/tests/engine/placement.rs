@@ -548,6 +548,42 @@ fn a_calibrated_thread_split_is_stored_and_applied() {
     assert_eq!(one, all);
 }
 
+/// Calibrated BLAS thresholds travel in the profile per dtype (old files
+/// without them still load, impossible values make it damaged) and the
+/// engine applies them to the process.
+#[test]
+fn calibrated_blas_thresholds_are_stored_and_applied() {
+    let mut p = crossover::Profile::defaults();
+    let mut cpu = p.device(DeviceKind::Cpu).unwrap().clone();
+    assert!(cpu.blas_min_mnk.is_empty());
+    let json = serde_json::to_string(&p).unwrap();
+    assert!(!json.contains("blas_min_mnk"), "{json}");
+    cpu.blas_min_mnk.insert("float32".into(), 1.5e9);
+    cpu.blas_min_mnk.insert("float64".into(), f64::MAX);
+    p.set_device(cpu.clone());
+    let json = serde_json::to_string(&p).unwrap();
+    let back = crossover::Profile::from_json(&json).unwrap();
+    assert_eq!(
+        back.device(DeviceKind::Cpu).unwrap().blas_min_mnk,
+        cpu.blas_min_mnk
+    );
+    let _engine = crossover::Engine::new(back);
+    assert_eq!(crossover::linalg::blas_min_mnk(DType::F32), 1.5e9);
+    assert_eq!(crossover::linalg::blas_min_mnk(DType::F64), f64::MAX);
+    for dtype in [DType::F32, DType::F64] {
+        crossover::linalg::set_blas_min_mnk(dtype, None);
+        assert_eq!(
+            crossover::linalg::blas_min_mnk(dtype),
+            crossover::linalg::blas_default_min_mnk()
+        );
+    }
+    cpu.blas_min_mnk.insert("float32".into(), -3.0);
+    p.set_device(cpu);
+    let bad = serde_json::to_string(&p).unwrap();
+    let why = crossover::Profile::from_json(&bad).unwrap_err();
+    assert!(why.contains("blas_min_mnk.float32"), "{why}");
+}
+
 /// `Array::eval` places without the reasons in words, and skips a GPU's
 /// prediction where the CPU finishes before the copies to it would: it
 /// must still run each kernel where the worded plan (`Engine::plan`) puts

@@ -78,6 +78,8 @@ def machine(gpu: str, load: float | None) -> dict[str, Any]:
 
         info = crossover.info()
         m["simd"], m["threads used"] = info.get("simd"), info.get("threads")
+        # Large real matmuls run through this BLAS (NumPy's own) when set.
+        m["crossover blas"] = info.get("blas") or "none (faer)"
     except Exception:
         pass
     return m
