@@ -114,10 +114,28 @@ pub(crate) struct Blas {
     _lib: libloading::Library,
 }
 
+static BLAS: OnceLock<Option<Blas>> = OnceLock::new();
+
 /// The process's BLAS, found once (None: faer runs every product).
 pub(crate) fn blas() -> Option<&'static Blas> {
-    static BLAS: OnceLock<Option<Blas>> = OnceLock::new();
     BLAS.get_or_init(find).as_ref()
+}
+
+/// Loads the OpenBLAS at `path` as the process's BLAS, before anything
+/// looked for one (`crossover calibrate` passes NumPy's, so that the
+/// thresholds it measures are those Python processes will use).
+///
+/// # Errors
+/// The library cannot be loaded or is not an OpenBLAS, or the process's
+/// BLAS was already settled (the first large product or
+/// [`crate::linalg::blas_library`] settles it).
+pub fn use_library(path: &str) -> Result<(), String> {
+    if BLAS.get().is_some() {
+        return Err("the process's BLAS is already settled".into());
+    }
+    let blas = load(path)?;
+    BLAS.set(Some(blas))
+        .map_err(|_| "the process's BLAS is already settled".to_string())
 }
 
 fn find() -> Option<Blas> {
@@ -671,6 +689,16 @@ mod tests {
             set_min_mnk(DType::F64, bad);
             assert_eq!(min_mnk(DType::F64), default_min_mnk(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn use_library_refuses_what_is_not_an_openblas() {
+        // Settled already (another test looked) or not an OpenBLAS: an
+        // error either way, and the process's BLAS is unchanged.
+        let before = blas().map(|b| b.path.clone());
+        assert!(use_library("/nonexistent/libopenblas.so").is_err());
+        assert!(use_library("libc.so.6").is_err());
+        assert_eq!(blas().map(|b| b.path.clone()), before);
     }
 
     #[test]

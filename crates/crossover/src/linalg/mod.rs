@@ -59,6 +59,7 @@ pub fn blas_runs_on(threads: usize) -> bool {
     blas::blas().is_some_and(|b| b.matches_threads(threads))
 }
 pub use blas::set_min_mnk as set_blas_min_mnk;
+pub use blas::use_library as use_blas_library;
 pub use blas::{default_min_mnk as blas_default_min_mnk, min_mnk as blas_min_mnk};
 pub use matmul::MatMul;
 #[doc(hidden)]
