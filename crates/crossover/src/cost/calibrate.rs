@@ -402,8 +402,10 @@ fn measure_blas_min(
             let b = ready(&[n, n], dtype, 81 + n as u64)?;
             let mut t = [f64::INFINITY; 2];
             for _ in 0..3 {
-                // faer (the threshold out of reach), then the BLAS.
+                // faer (the threshold out of reach), then the BLAS, each
+                // once the BLAS's threads have stopped spinning.
                 for (i, threshold) in [f64::MAX, 1.0].into_iter().enumerate() {
+                    settle();
                     crate::linalg::set_blas_min_mnk(dtype, Some(threshold));
                     let r = runner.time_wall(&|| a.matmul(&b));
                     crate::linalg::set_blas_min_mnk(dtype, Some(before));
@@ -427,6 +429,34 @@ fn measure_blas_min(
         found.insert(dtype.name().to_string(), from.unwrap_or(f64::MAX));
     }
     Ok(found)
+}
+
+/// Waits (at most 1 s) until the process's other threads are idle: two
+/// 12 ms windows in a row in which its CPU time grew by less than a
+/// quarter of the wall time. OpenBLAS keeps a thread spinning about 0.1 s
+/// after each call; on two cores faer's product timed inside that spin
+/// took up to twice as long (quick calibration, 512^2 float32: 2.4 ms
+/// against 1.3), which made the BLAS look faster than it is. (The same
+/// wait as `python -m crossover.compare`'s `timing.settle`.)
+fn settle() {
+    let cpu = || {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid timespec to write; the clock id is a
+        // constant Linux supports.
+        unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+        t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    };
+    let start = Instant::now();
+    let mut quiet = 0;
+    while quiet < 2 && start.elapsed().as_secs_f64() < 1.0 {
+        let (w0, c0) = (Instant::now(), cpu());
+        std::thread::sleep(std::time::Duration::from_millis(12));
+        let busy = cpu() - c0 >= 0.25 * w0.elapsed().as_secs_f64();
+        quiet = if busy { 0 } else { quiet + 1 };
+    }
 }
 
 /// Memory bandwidth of `runner`'s device, bytes/s: a light kernel over a

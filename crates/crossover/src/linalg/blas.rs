@@ -383,61 +383,43 @@ impl Blas {
         else {
             return false;
         };
-        let (one, zero) = (T::from(1), T::from(0));
         let dims = [m, n, k, lda, ldb, n];
-        match T::gemm(self) {
-            Gemm::Ilp64(f) => {
-                let Ok([m, n, k, lda, ldb, ldc]) = dims.map(i64::try_from).transpose_all() else {
-                    return false;
-                };
-                // SAFETY: the operands and `out` cover the elements named
-                // (caller), with the leading dimensions checked above.
-                unsafe {
-                    f(
-                        ROW_MAJOR,
-                        ta,
-                        tb,
-                        m,
-                        n,
-                        k,
-                        one,
-                        a.ptr,
-                        lda,
-                        b.ptr,
-                        ldb,
-                        zero,
-                        out.as_mut_ptr(),
-                        ldc,
-                    )
-                };
-            }
-            Gemm::Lp64(f) => {
-                let Ok([m, n, k, lda, ldb, ldc]) = dims.map(i32::try_from).transpose_all() else {
-                    return false;
-                };
-                // SAFETY: as above.
-                unsafe {
-                    f(
-                        ROW_MAJOR,
-                        ta,
-                        tb,
-                        m,
-                        n,
-                        k,
-                        one,
-                        a.ptr,
-                        lda,
-                        b.ptr,
-                        ldb,
-                        zero,
-                        out.as_mut_ptr(),
-                        ldc,
-                    )
-                };
+        let (pa, pb, pc) = (a.ptr, b.ptr, out.as_mut_ptr());
+        // SAFETY: the operands and `out` cover the elements named (caller),
+        // with the leading dimensions checked above.
+        unsafe {
+            match T::gemm(self) {
+                Gemm::Ilp64(f) => call_gemm(f, (ta, tb), dims, pa, pb, pc),
+                Gemm::Lp64(f) => call_gemm(f, (ta, tb), dims, pa, pb, pc),
             }
         }
-        true
     }
+}
+
+/// `c = a @ b` through `f` with `dims` (`m, n, k, lda, ldb, ldc`) in its
+/// integer width; false (nothing called) where one does not fit.
+///
+/// # Safety
+/// As [`Blas::gemm`]: the pointers address the elements `dims` name.
+unsafe fn call_gemm<T: BlasReal, I: TryFrom<usize> + Copy + Default>(
+    f: GemmFn<T, I>,
+    (ta, tb): (c_int, c_int),
+    dims: [usize; 6],
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+) -> bool {
+    let Ok([m, n, k, lda, ldb, ldc]) = dims.map(I::try_from).transpose_all() else {
+        return false;
+    };
+    let (one, zero) = (T::from(1), T::from(0));
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        f(
+            ROW_MAJOR, ta, tb, m, n, k, one, a, lda, b, ldb, zero, c, ldc,
+        )
+    };
+    true
 }
 
 /// `[Result<I, E>; 6]` to `Result<[I; 6], ()>`.
@@ -457,6 +439,7 @@ impl<I: Copy + Default, E> TransposeAll<I> for [Result<I, E>; 6] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{assert_product_within_bound, rand};
     use super::*;
     use crate::Array;
 
@@ -476,19 +459,6 @@ mod tests {
             eprintln!("skipped: no OpenBLAS in this process (CROSSOVER_BLAS={var:?})");
         }
         found
-    }
-
-    /// Deterministic values in [-1, 1).
-    fn rand(seed: u64, len: usize) -> Vec<f64> {
-        let mut s = seed.wrapping_mul(6364136223846793005) ^ 0x9e37_79b9_7f4a_7c15;
-        (0..len)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            })
-            .collect()
     }
 
     /// Stores the logical `rows x cols` matrix `v` (row-major) at the
@@ -552,23 +522,15 @@ mod tests {
         if !ran {
             return;
         }
-        for i in 0..m {
-            for j in 0..n {
-                let (mut want, mut mag) = (0.0, 0.0);
-                for p in 0..k {
-                    let x: f64 = av[i * k + p].into();
-                    let y: f64 = bv[p * n + j].into();
-                    want += x * y;
-                    mag += (x * y).abs();
-                }
-                let got: f64 = c[i * n + j].into();
-                let tol = (k + 2) as f64 * u * mag;
-                assert!(
-                    (got - want).abs() <= tol,
-                    "{m}x{k}x{n} a ({ars},{acs}) b ({brs},{bcs}): c[{i},{j}] = {got}, want {want} (tol {tol:e})"
-                );
-            }
-        }
+        assert_product_within_bound(
+            (m, k, n),
+            |i, p| av[i * k + p].into(),
+            |p, j| bv[p * n + j].into(),
+            |i, j| c[i * n + j].into(),
+            u,
+            1,
+            &format!("{m}x{k}x{n} a ({ars},{acs}) b ({brs},{bcs})"),
+        );
     }
 
     #[test]
@@ -649,18 +611,16 @@ mod tests {
             } else {
                 f64::EPSILON
             } / 2.0;
-            for got in [&above, &below] {
-                for i in (0..m).step_by(7) {
-                    for j in 0..n {
-                        let (mut want, mut mag) = (0.0, 0.0);
-                        for p in 0..k {
-                            want += av[i * k + p] * bv[j * k + p];
-                            mag += (av[i * k + p] * bv[j * k + p]).abs();
-                        }
-                        let tol = (k + 2) as f64 * u * mag;
-                        assert!((got[i * n + j] - want).abs() <= tol, "{dtype} c[{i},{j}]");
-                    }
-                }
+            for (got, path) in [(&above, "BLAS"), (&below, "faer")] {
+                assert_product_within_bound(
+                    (m, k, n),
+                    |i, p| av[i * k + p],
+                    |p, j| bv[j * k + p],
+                    |i, j| got[i * n + j],
+                    u,
+                    7,
+                    &format!("{dtype} through {path}"),
+                );
             }
         }
     }

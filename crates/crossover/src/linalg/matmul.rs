@@ -346,20 +346,8 @@ fn bench_rows<T: Field>(c: &mut [T], a: &[T], b: &[T], n: usize, tasks: usize) -
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{assert_product_within_bound, rand};
     use super::*;
-
-    /// Deterministic values in [-1, 1).
-    fn rand(seed: u64, len: usize) -> Vec<f64> {
-        let mut s = seed.wrapping_mul(6364136223846793005) ^ 0x9e37_79b9_7f4a_7c15;
-        (0..len)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            })
-            .collect()
-    }
 
     /// `product_rows` in `tasks` blocks against an f64 product, element by
     /// element, within the rounding bound `(k + 2) u sum_p |a_ip b_pj|`; A
@@ -401,21 +389,15 @@ mod tests {
         };
         let mut c = vec![cvt(f64::NAN); m * n];
         product_rows(&mut c, lhs, rhs, tasks);
-        for i in 0..m {
-            for j in 0..n {
-                let (mut want, mut mag) = (0.0, 0.0);
-                for p in 0..k {
-                    want += av[i * k + p] * bv[p * n + j];
-                    mag += (av[i * k + p] * bv[p * n + j]).abs();
-                }
-                let got: f64 = c[i * n + j].into();
-                let tol = (k + 2) as f64 * u * mag;
-                assert!(
-                    (got - want).abs() <= tol,
-                    "{m}x{k}x{n} a_t {a_t} tasks {tasks}: c[{i},{j}] = {got}, want {want} (tol {tol:e})"
-                );
-            }
-        }
+        assert_product_within_bound(
+            (m, k, n),
+            |i, p| av[i * k + p],
+            |p, j| bv[p * n + j],
+            |i, j| c[i * n + j].into(),
+            u,
+            1,
+            &format!("{m}x{k}x{n} a_t {a_t} tasks {tasks}"),
+        );
     }
 
     #[test]

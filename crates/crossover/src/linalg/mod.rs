@@ -30,6 +30,8 @@ mod blas;
 mod dense;
 mod int_matmul;
 mod matmul;
+#[cfg(test)]
+mod test_support;
 
 pub use dense::Dense;
 pub use dense::Kind as DenseKind;
