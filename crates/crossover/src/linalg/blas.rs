@@ -20,9 +20,15 @@
 //! kernels matched or beat OpenBLAS at every size (float32 1.2-1.7x NumPy
 //! at 256-512 where OpenBLAS is 1.0x), on a Zen 3 with AVX2 OpenBLAS was
 //! 15% faster from 1024. So a product runs through the BLAS from
-//! [`min_mnk`] multiply-adds: `crossover calibrate` measures where on this
-//! machine (per dtype, stored in the profile's CPU entry), else a default
-//! by SIMD level ([`default_min_mnk`]).
+//! [`min_mnk`] multiply-adds: `CROSSOVER_BLAS_MIN_MNK` if set, else what
+//! `crossover calibrate` measured on this machine (per dtype, stored in
+//! the profile's CPU entry), else a default by SIMD level
+//! ([`default_min_mnk`]). Mixing the two has a cost: OpenBLAS leaves a
+//! thread spinning about 0.1 s after each call, and a faer product in that
+//! window ran at half speed on two cores (1024^2 float32 right after a
+//! 2048^2 BLAS product: 23-28 ms against 11-14), which is why the default
+//! with AVX-512, where faer keeps up, is never.
+//!
 //! Integer widths (LP64 or ILP64) come from the symbol names and
 //! `openblas_get_config`; a library whose width cannot be told is not used.
 
@@ -54,23 +60,47 @@ fn min_mnk_slot(dtype: DType) -> Option<&'static AtomicU64> {
 }
 
 /// The built-in threshold, by SIMD level (measured; docs/benchmarks.md
-/// "matmul through NumPy's OpenBLAS"): with AVX-512 faer's kernels keep up
-/// with OpenBLAS to 1024 and beyond (the BLAS from 1536^3), with AVX2
-/// they were 15% slower per thread from 1024 (the BLAS from 768^3).
+/// "matmul through NumPy's OpenBLAS"): with AVX-512 never (`f64::MAX`:
+/// faer's kernels kept up with OpenBLAS at every size on a Zen 4, within
+/// 4-8% on a Zen 5, and a BLAS call slows the faer products right after
+/// it), with AVX2 from 768^3 (faer's kernels 15% slower per thread from
+/// 1024 on a Zen 3, 1.1-1.3x faster to 512).
 pub fn default_min_mnk() -> f64 {
     match crate::cpu::simd::level() {
-        crate::cpu::simd::SimdLevel::Avx512 => 1536f64.powi(3),
+        crate::cpu::simd::SimdLevel::Avx512 => f64::MAX,
         _ => 768f64.powi(3),
     }
+}
+
+/// `CROSSOVER_BLAS_MIN_MNK` (read once): a threshold for both dtypes over
+/// the profile's and the default (`inf`: never); invalid values warn.
+fn env_min_mnk() -> Option<f64> {
+    static ENV: OnceLock<Option<f64>> = OnceLock::new();
+    *ENV.get_or_init(|| {
+        const VAR: &str = "CROSSOVER_BLAS_MIN_MNK";
+        let v = std::env::var(VAR).ok()?;
+        match v.trim().parse::<f64>() {
+            Ok(x) if x > 0.0 => Some(x.min(f64::MAX)),
+            _ => {
+                crate::env::warn(VAR, &v, "not a positive number of multiply-adds; ignored");
+                None
+            }
+        }
+    })
 }
 
 /// The `m*n*k` from which a real `dtype` product runs through the BLAS
 /// (infinite for other dtypes).
 pub fn min_mnk(dtype: DType) -> f64 {
-    match min_mnk_slot(dtype).map(|s| s.load(Ordering::Relaxed)) {
-        None => f64::INFINITY,
-        Some(0) => default_min_mnk(),
-        Some(bits) => f64::from_bits(bits),
+    let Some(slot) = min_mnk_slot(dtype) else {
+        return f64::INFINITY;
+    };
+    if let Some(v) = env_min_mnk() {
+        return v;
+    }
+    match slot.load(Ordering::Relaxed) {
+        0 => default_min_mnk(),
+        bits => f64::from_bits(bits),
     }
 }
 
@@ -573,6 +603,10 @@ mod tests {
     fn products_from_the_threshold_run_through_the_blas() {
         let _moving = THRESHOLDS.lock().unwrap_or_else(|e| e.into_inner());
         let Some(blas) = blas_or_skip() else { return };
+        if env_min_mnk().is_some() {
+            eprintln!("skipped: CROSSOVER_BLAS_MIN_MNK is set, over the thresholds moved here");
+            return;
+        }
         let (m, k, n) = (300, 260, 280);
         let mnk = (m * k * n) as f64;
         for dtype in [DType::F32, DType::F64] {
@@ -628,6 +662,10 @@ mod tests {
     #[test]
     fn thresholds_default_by_simd_level_and_reset() {
         let _moving = THRESHOLDS.lock().unwrap_or_else(|e| e.into_inner());
+        if env_min_mnk().is_some() {
+            eprintln!("skipped: CROSSOVER_BLAS_MIN_MNK is set, over the thresholds read here");
+            return;
+        }
         for dtype in [DType::F32, DType::F64] {
             assert_eq!(min_mnk(dtype), default_min_mnk());
         }
