@@ -31,10 +31,13 @@
 //! ```
 
 use crate::array::{Array, NodeState, Value};
+use crate::buffer::Buffer;
+use crate::cpu::direct::{self, DirectOp, Operand};
 use crate::device::{BoundBody, BoundKernel, BoundSource, DeviceKind};
-use crate::dtype::DType;
+use crate::dtype::{DType, Scalar};
 use crate::error::{catch_panic, Error, Result};
-use crate::fuse_cache::{fuse_missed, lookup, Lookup, Ref, Templates};
+use crate::expr::ir::InstKind;
+use crate::fuse_cache::{fuse_missed, lookup, KernelT, Lookup, Ref, Templates};
 use crate::graph::Graph;
 use crate::op::Op;
 use crate::shape::Layout;
@@ -69,6 +72,130 @@ pub struct CompiledGraph {
     /// Per position in the graph, the last kernel that reads its value
     /// (`usize::MAX`: a requested output, kept to the end).
     last_use: Vec<usize>,
+    /// Per kernel, its one op when the direct path's loop can run it.
+    direct: Vec<Option<DirectStep>>,
+}
+
+/// A kernel that is one elementwise op on whole runs or single elements
+/// (`total + s` or `x - m` after a reduction), run by the direct path's loop.
+/// That loop is the one the interpreter runs for the op, so the bits are the
+/// same; what goes is preparing the interpreter and its registers, about
+/// half of a one-point kernel's 0.5 us in a jitted loop's replay.
+struct DirectStep {
+    op: DirectOp,
+    input: DType,
+    /// Per operand of the op, in order.
+    operands: Vec<StepOperand>,
+}
+
+enum StepOperand {
+    /// Source `index` of the kernel: `run` elements from `offset`, or the
+    /// element at `offset` for every point.
+    Source {
+        index: usize,
+        offset: usize,
+        run: bool,
+    },
+    Const(Scalar),
+}
+
+impl DirectStep {
+    /// `t`'s op when it is a direct one: one unary or binary op of loaded
+    /// sources (contiguous runs or one repeated element) and constants, of
+    /// one dtype the direct loops support, with nothing else in the program.
+    fn of(t: &KernelT) -> Option<DirectStep> {
+        let program = &t.program;
+        let n = crate::shape::numel(&t.shape);
+        let (last, _) = program.insts.split_last()?;
+        if t.reduce.is_some() || n == 0 || program.outputs != [program.insts.len() as u32 - 1] {
+            return None;
+        }
+        let (op, regs) = match last.kind {
+            InstKind::Unary(u, a) => (DirectOp::Unary(u), vec![a]),
+            InstKind::Binary(b, x, y) => (DirectOp::Binary(b), vec![x, y]),
+            _ => return None,
+        };
+        // Every other instruction is one of the op's operands.
+        if regs.len() + 1 != program.insts.len() || (regs.len() == 2 && regs[0] == regs[1]) {
+            return None;
+        }
+        let input = program.insts.get(regs[0] as usize)?.dtype;
+        let output = match op {
+            DirectOp::Binary(b) if b.is_comparison() => DType::Bool,
+            _ => input,
+        };
+        if last.dtype != output || !direct::supports(input) {
+            return None;
+        }
+        let operands = regs
+            .iter()
+            .map(|&r| {
+                let inst = program.insts.get(r as usize)?;
+                if inst.dtype != input {
+                    return None;
+                }
+                match inst.kind {
+                    InstKind::Const(c) => Some(StepOperand::Const(c)),
+                    InstKind::Load(index) => {
+                        let s = t.sources.get(index as usize)?;
+                        s.array?;
+                        let run = s.layout.is_contiguous() && n > 1;
+                        let repeated = n == 1 || s.layout.strides.iter().all(|&st| st == 0);
+                        (s.layout.numel() == n && (run || repeated)).then_some(
+                            StepOperand::Source {
+                                index: index as usize,
+                                offset: s.layout.offset,
+                                run,
+                            },
+                        )
+                    }
+                    _ => None,
+                }
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(DirectStep {
+            op,
+            input,
+            operands,
+        })
+    }
+
+    /// Runs the op on the kernel's source buffers (`None`: one is not on
+    /// the host, so the kernel takes the bound path, which copies it in).
+    fn run(
+        &self,
+        t: &KernelT,
+        sources: &[Option<Arc<Buffer>>],
+        output: DType,
+    ) -> Result<Option<Buffer>> {
+        let mut operands = Vec::with_capacity(self.operands.len());
+        for o in &self.operands {
+            operands.push(match o {
+                StepOperand::Const(c) => Operand::Const(*c),
+                StepOperand::Source { index, offset, run } => {
+                    let Some(buffer) = sources.get(*index).and_then(Option::as_ref) else {
+                        return Ok(None);
+                    };
+                    if !buffer.residency().is_valid_on(DeviceKind::Cpu) {
+                        return Ok(None);
+                    }
+                    match run {
+                        true => Operand::Run {
+                            buffer,
+                            offset: *offset,
+                        },
+                        false => Operand::Element {
+                            buffer,
+                            pos: *offset,
+                        },
+                    }
+                }
+            });
+        }
+        let n = crate::shape::numel(&t.shape);
+        let parallel = !crate::direct::one_thread(n, self.op.flops());
+        direct::run(self.op, self.input, output, &operands, n, parallel).map(Some)
+    }
 }
 
 impl CompiledGraph {
@@ -155,7 +282,9 @@ impl CompiledGraph {
                     .collect()
             })
             .collect();
+        let direct = cached.templates.iter().map(DirectStep::of).collect();
         Some(CompiledGraph {
+            direct,
             template: Arc::clone(&cached.templates),
             binds,
             shared: shared_inputs(inputs),
@@ -178,6 +307,13 @@ impl CompiledGraph {
         self.template.len()
     }
 
+    /// How many of them are one elementwise op that a run hands to the
+    /// direct path's loop (the same bits, without preparing the
+    /// interpreter).
+    pub fn direct_kernels(&self) -> usize {
+        self.direct.iter().flatten().count()
+    }
+
     /// Runs the kernels on `inputs` on this thread's engine: the outputs,
     /// computed. `Ok(None)` (nothing ran) when the inputs are not what the
     /// graph was captured with (count, dtypes, layouts, readiness, which
@@ -198,12 +334,12 @@ impl CompiledGraph {
                 let backend = engine.backend(DeviceKind::Cpu)?;
                 let mut values: Vec<Option<Value>> = vec![None; self.last_use.len()];
                 for (k, t) in self.template.iter().enumerate() {
-                    let mut sources = Vec::with_capacity(t.sources.len());
+                    let mut buffers_of = Vec::with_capacity(t.sources.len());
                     for s in &t.sources {
-                        let buffer = match s.array {
-                            Some(Ref::Ext(j)) => Arc::clone(&buffers[j]),
+                        buffers_of.push(match s.array {
+                            Some(Ref::Ext(j)) => Some(Arc::clone(&buffers[j])),
                             Some(Ref::Node(p)) => match &values[p] {
-                                Some(v) => Arc::clone(&v.buffer),
+                                Some(v) => Some(Arc::clone(&v.buffer)),
                                 None => {
                                     return Err(Error::internal(
                                         "eval",
@@ -211,29 +347,17 @@ impl CompiledGraph {
                                     ))
                                 }
                             },
-                            None => {
-                                sources.push(BoundSource::Index { layout: &s.layout });
-                                continue;
-                            }
-                        };
-                        sources.push(BoundSource::Buffer {
-                            buffer,
-                            layout: &s.layout,
+                            None => None,
                         });
                     }
-                    let bound = BoundKernel {
-                        shape: &t.shape,
-                        outputs: self.output_types[k].clone(),
-                        body: BoundBody::Fused {
-                            program: &t.program,
-                            sources,
-                            reduce: t.reduce.as_ref(),
-                        },
-                    };
                     crate::interrupt::check("eval")?;
-                    let name = || crate::fuse::fused_name(t.reduce.as_ref(), &t.fused);
-                    let out = crate::exec::run_bound_on_cpu(engine, backend, &bound, name)?;
-                    drop(bound);
+                    let out = match self.run_direct(k, t, &buffers_of)? {
+                        Some(v) => {
+                            engine.count_kernel(DeviceKind::Cpu);
+                            vec![v]
+                        }
+                        None => self.run_bound(engine, backend, k, t, buffers_of)?,
+                    };
                     for (&p, v) in t.outputs.iter().zip(out) {
                         values[p] = Some(v);
                     }
@@ -248,6 +372,58 @@ impl CompiledGraph {
                 Ok(Some(self.results(&values)?))
             })
         })
+    }
+
+    /// Kernel `k`'s output through the direct path's loop, when it is one
+    /// op there ([`DirectStep`]).
+    fn run_direct(
+        &self,
+        k: usize,
+        t: &KernelT,
+        sources: &[Option<Arc<Buffer>>],
+    ) -> Result<Option<Value>> {
+        let (Some(step), [(shape, dtype)]) = (&self.direct[k], &self.output_types[k][..]) else {
+            return Ok(None);
+        };
+        Ok(step.run(t, sources, *dtype)?.map(|b| Value {
+            buffer: Arc::new(b),
+            layout: Layout::contiguous(shape),
+        }))
+    }
+
+    /// Kernel `k`'s outputs through the CPU backend, bound to `sources`
+    /// (`None`: a flat-index source).
+    fn run_bound(
+        &self,
+        engine: &crate::engine::Engine,
+        backend: &Arc<dyn crate::device::Backend>,
+        k: usize,
+        t: &KernelT,
+        buffers: Vec<Option<Arc<Buffer>>>,
+    ) -> Result<Vec<Value>> {
+        let sources = t
+            .sources
+            .iter()
+            .zip(buffers)
+            .map(|(s, b)| match b {
+                Some(buffer) => BoundSource::Buffer {
+                    buffer,
+                    layout: &s.layout,
+                },
+                None => BoundSource::Index { layout: &s.layout },
+            })
+            .collect();
+        let bound = BoundKernel {
+            shape: &t.shape,
+            outputs: self.output_types[k].clone(),
+            body: BoundBody::Fused {
+                program: &t.program,
+                sources,
+                reduce: t.reduce.as_ref(),
+            },
+        };
+        let name = || crate::fuse::fused_name(t.reduce.as_ref(), &t.fused);
+        crate::exec::run_bound_on_cpu(engine, backend, &bound, name)
     }
 
     /// Whether the same inputs are one array as at capture.

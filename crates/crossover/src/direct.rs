@@ -109,7 +109,7 @@ fn library(a: &Array) -> Result<Option<Value>> {
 
 /// Whether `points` of a kernel doing `flops` per point would stay on the
 /// calling thread in the fused path (the same formula).
-fn one_thread(points: usize, flops: f64) -> bool {
+pub(crate) fn one_thread(points: usize, flops: f64) -> bool {
     points > 0 && (points as f64) * (1.0 + flops / 4.0) < crate::cpu::parallel_min_work()
 }
 

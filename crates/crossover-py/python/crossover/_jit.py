@@ -21,6 +21,7 @@ from the enclosing scope disable caching (they may change between calls).
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 from typing import Any, Callable
 
@@ -143,14 +144,17 @@ def _unflatten(tree: Any, outs: list[Any]) -> Any:
 
 def _unflattener(tree: Any) -> Callable[[list[Any]], Any]:
     """`_unflatten(tree, .)` as a function built once per cached trace, so a
-    replay does not walk the tree again."""
+    replay does not walk the tree again. A leaf is an `itemgetter` and a
+    part without arrays (a loop's empty tuple of written arguments) is built
+    once: each lambda layer cost about 0.1 us of a small jitted call."""
     tag = tree[0]
     if tag == "a":
-        i = tree[1]
-        return lambda outs: outs[i]
+        return operator.itemgetter(tree[1])
     if tag == "c":
         c = tree[1]
         return lambda outs: c
+    if tag is tuple and not tree[1]:
+        return lambda outs: ()
     if tag == "n":
         t, subs = tree[1], [_unflattener(x) for x in tree[2]]
         return lambda outs: t(*[f(outs) for f in subs])
@@ -160,6 +164,8 @@ def _unflattener(tree: Any) -> Callable[[list[Any]], Any]:
     subs = [_unflattener(x) for x in tree[1]]
     if tag is tuple and len(subs) == 2:
         f0, f1 = subs
+        if tree[1][1][0] is tuple and not tree[1][1][1]:
+            return lambda outs: (f0(outs), ())
         return lambda outs: (f0(outs), f1(outs))
     return lambda outs: tag([f(outs) for f in subs])
 

@@ -363,13 +363,13 @@ class LoopJitted(Jitted):
         self._warned = False
         #: Why the last call ran as plain Python (None when it was translated).
         self.fallback_reason: str | None = plan.rejection
+        # Translated, writing into no argument: a replay is the tape's value.
+        self._plain_replay = plan.rejection is None and not plan.written_params
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _C._tracing():
             return self._original(*args, **kwargs)  # inside another trace: it records the loop as written
-        if self._plan.rejection is not None:
-            return self._fall_back(self._plan.rejection, args, kwargs)
-        if not kwargs and not self._plan.written_params:
+        if self._plain_replay and not kwargs:
             # A replayed call that writes into no argument: the tape's value
             # straight back (the checks below were most of a small call).
             found = _positional_key(args)
@@ -381,6 +381,8 @@ class LoopJitted(Jitted):
                 if type(value) is np.ndarray and value.ndim == 0 and not self._lazy:
                     return value[()]  # a scalar, as the loop gives it
                 return self._result(value, _NONE_BOUND)
+        if self._plan.rejection is not None:
+            return self._fall_back(self._plan.rejection, args, kwargs)
         signature = _signature(args, kwargs)
         key = signature[0]
         # (Each test below skips work a replayed call does not need: hashing

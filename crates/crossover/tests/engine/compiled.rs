@@ -217,3 +217,84 @@ fn kernels_reading_earlier_kernels_results_run_in_order() {
         }
     });
 }
+
+#[test]
+fn one_op_kernels_after_reductions_run_direct_with_the_general_paths_bits() {
+    // Each case: a reduction's kernel, then a kernel of one op reading its
+    // result (one point, or a run of `x` with the result repeated), which
+    // the CPU runs on the direct path's loop; `direct` is that count.
+    type Case = (&'static str, fn(&Array) -> Array, usize);
+    let cases: [Case; 5] = [
+        (
+            "total + s",
+            |x| x.sum(None, false).unwrap().add(0.25).unwrap(),
+            1,
+        ),
+        (
+            "x - mean",
+            |x| x.sub(x.mean(None, true).unwrap()).unwrap(),
+            1,
+        ),
+        (
+            "max - min",
+            |x| {
+                let hi = x.max(None, false).unwrap();
+                hi.sub(x.min(None, false).unwrap()).unwrap()
+            },
+            1,
+        ),
+        (
+            "max > 0",
+            |x| x.max(None, false).unwrap().gt(0.0).unwrap(),
+            1,
+        ),
+        // Two ops after the reduction: the interpreter's kernel.
+        (
+            "sin(s) * 2",
+            |x| x.sum(None, false).unwrap().sin().unwrap().mul(2.0).unwrap(),
+            0,
+        ),
+    ];
+    on_every_engine_lenient(|e| {
+        for dtype in [DType::F32, DType::F64] {
+            for n in [1, 7, 2049, 65_537] {
+                for (name, f, direct) in cases {
+                    let (x, _) = array(&[n], dtype, 1, -1.0, 1.0);
+                    let c = CompiledGraph::capture(std::slice::from_ref(&x), &[], &[f(&x)])
+                        .expect("fused kernels");
+                    assert_eq!(c.kernels(), 2, "{name}");
+                    assert_eq!(c.direct_kernels(), direct, "{name}");
+                    let (x2, v) = array(&[n], dtype, 9, -1.0, 1.0);
+                    let general = f(&x2).to_vec_f64().unwrap();
+                    let Some(out) = c.run(&[x2]).unwrap() else {
+                        assert!(!runs_compiled(e), "{}: declined", e.name);
+                        continue;
+                    };
+                    let got = out[0].to_vec_f64().unwrap();
+                    assert_eq!(got.len(), general.len(), "{name}");
+                    for (a, b) in got.iter().zip(&general) {
+                        assert_eq!(a.to_bits(), b.to_bits(), "{name} {dtype} n={n}");
+                    }
+                    // Against float64 references of the same inputs.
+                    let sum: f64 = v.iter().sum();
+                    let (lo, hi) = v
+                        .iter()
+                        .fold((f64::MAX, f64::MIN), |(l, h), &a| (l.min(a), h.max(a)));
+                    let want: Vec<f64> = match name {
+                        "total + s" => vec![sum + 0.25],
+                        "x - mean" => v.iter().map(|a| a - sum / n as f64).collect(),
+                        "max - min" => vec![hi - lo],
+                        "max > 0" => vec![f64::from(u8::from(hi > 0.0))],
+                        _ => vec![sum.sin() * 2.0],
+                    };
+                    let (rtol, atol) = if dtype == DType::F32 {
+                        (1e-5, 1e-4)
+                    } else {
+                        (1e-12, 1e-9)
+                    };
+                    assert_close(&got, &want, rtol, atol, name);
+                }
+            }
+        }
+    });
+}
