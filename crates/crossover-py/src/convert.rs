@@ -103,11 +103,7 @@ fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<
     if let Some(shared) = engine_view(arr) {
         return Ok(shared);
     }
-    let item = dtype.size() as isize;
-    let expressible = arr.is_aligned()
-        && descr.is_native_byteorder() != Some(false)
-        && arr.strides().iter().all(|s| s % item == 0);
-    if !expressible {
+    if !expressible(arr, dtype) {
         // A forced copy: `ascontiguousarray` returns a misaligned but
         // contiguous array unchanged (and recursing on it never ends). A
         // fresh NumPy allocation is aligned and native.
@@ -128,6 +124,54 @@ fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<
         // A private copy nobody else can change.
         return borrow_numpy_as(fresh, false);
     }
+    borrow_in_place(arr, dtype, volatile)
+}
+
+/// Whether the engine can read `arr`'s memory as it is: aligned for
+/// `dtype`, native byte order, strides whole elements. The kernels need
+/// nothing more (they load unaligned vectors; strided views are layouts).
+fn expressible(arr: &Bound<'_, PyUntypedArray>, dtype: DType) -> bool {
+    let item = dtype.size() as isize;
+    arr.is_aligned()
+        && arr.dtype().is_native_byteorder() != Some(false)
+        && arr.strides().iter().all(|s| s % item == 0)
+}
+
+/// `xo.asarray(a, copy=False)`: an array reading the NumPy array's memory
+/// for as long as it lives, so it sees every later change to `a` (as
+/// NumPy's own `asarray` does). The memory is volatile
+/// ([`Buffer::into_volatile`]): results made from it are computed before
+/// Python sees them, with the contents of that moment, and no device keeps
+/// a copy of it. A ValueError names what needs a copy otherwise.
+pub fn share_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
+    let py = arr.py();
+    let descr = arr.dtype();
+    let dtype = engine_dtype(&descr).ok_or_else(|| unsupported(py, &descr))?;
+    if let Some(shared) = engine_view(arr) {
+        return Ok(shared);
+    }
+    if !expressible(arr, dtype) {
+        let why = if !arr.is_aligned() {
+            "is not aligned for its dtype"
+        } else if descr.is_native_byteorder() == Some(false) {
+            "is byte-swapped"
+        } else {
+            "has strides that are not whole elements"
+        };
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "asarray(copy=False): the NumPy array {why}, so crossover must copy it"
+        )));
+    }
+    borrow_in_place(arr, dtype, true)
+}
+
+/// An engine array over `arr`'s own memory (checked [`expressible`]).
+fn borrow_in_place(
+    arr: &Bound<'_, PyUntypedArray>,
+    dtype: DType,
+    volatile: bool,
+) -> PyResult<Array> {
+    let item = dtype.size() as isize;
     let shape = arr.shape().to_vec();
     let strides: Vec<isize> = arr.strides().iter().map(|s| s / item).collect();
     let numel: usize = shape.iter().product();

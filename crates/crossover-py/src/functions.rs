@@ -33,8 +33,10 @@ fn cast_if(py: Python<'_>, a: Array, dtype: Option<&Bound<'_, PyAny>>) -> PyResu
 /// scalar. NumPy data is copied in (crossover arrays are immutable values,
 /// so later changes to the NumPy array never affect results), except a
 /// read-only NumPy view of crossover's own memory (``np.asarray(x)``),
-/// which shares it; ``copy=False`` raises ValueError for any other NumPy
-/// input.
+/// which shares it. ``copy=False`` shares any other NumPy array's memory
+/// instead ([`convert::share_numpy`]: the array sees later changes, and
+/// results made from it are computed at once), or raises ValueError where
+/// that needs a copy (a cast, misaligned or byte-swapped memory).
 #[pyfunction]
 #[pyo3(signature = (obj, dtype = None, copy = None))]
 pub fn asarray(
@@ -51,11 +53,19 @@ pub fn asarray(
             return wrap(py, cast_if(py, shared, dtype)?);
         }
     }
-    if copy == Some(false) && obj.cast::<numpy::PyUntypedArray>().is_ok() {
-        return Err(PyValueError::new_err(
-            "crossover copies NumPy data in (its arrays are immutable values), so copy=False \
-             cannot be honoured",
-        ));
+    if let (Ok(arr), Some(false)) = (obj.cast::<numpy::PyUntypedArray>(), copy) {
+        let shared = convert::share_numpy(arr)?;
+        if let Some(d) = dtype.filter(|d| !d.is_none()) {
+            if convert::parse_dtype(d)? != shared.dtype() {
+                return Err(PyValueError::new_err(format!(
+                    "asarray(copy=False): casting {} to another dtype needs a copy",
+                    shared.dtype()
+                )));
+            }
+        }
+        // Not `wrap`: that would compute and copy an array still reading
+        // the NumPy memory, which this one must keep doing.
+        return Ok(Py::new(py, PyArr::new(shared))?.into_any());
     }
     let a = args::array_arg(obj, Intake::Copy)?;
     wrap(py, cast_if(py, a, dtype)?)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import crossover as xo
-from conftest import nonzero
+from conftest import TOL, nonzero
 
 
 def test_asarray_roundtrip_all_dtypes(rng):
@@ -225,8 +225,53 @@ def test_asarray_copies_so_later_numpy_mutation_does_not_leak(rng):
     np.testing.assert_allclose(y.numpy(), orig * 3 + np.sin(orig), rtol=1e-13)
     np.testing.assert_allclose(z.numpy(), orig * 2, rtol=1e-15)
     assert not np.shares_memory(x.numpy(), a)
-    with pytest.raises(ValueError):
-        xo.asarray(a, copy=False)
+
+
+@pytest.mark.parametrize("n", [1, 2049, 131073])  # 131073 float64: GIL released
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("strided", [False, True])
+def test_asarray_copy_false_shares_numpy_memory_and_sees_its_changes(rng, n, dtype, strided):
+    """``xo.asarray(a, copy=False)`` wraps NumPy's memory without a copy,
+    as NumPy's own ``asarray`` does: the array sees later writes to ``a``,
+    and each result made from it holds the values of the moment it was
+    made (NumPy's eager semantics), on the CPU and on a device."""
+    rtol, atol = TOL[("transcendental", dtype)]
+    base = nonzero(rng, (3 * n,), np.float64).astype(dtype)
+    a = base[::3] if strided else base[:n]
+    x = xo.asarray(a, copy=False)
+    assert np.shares_memory(np.asarray(x), a)
+    old = a.astype(np.float64)
+    y = x * 3 + xo.sin(x)
+    s = x.sum()
+    a[:] = nonzero(rng, (n,), np.float64).astype(dtype)
+    new = a.astype(np.float64)
+    assert not np.allclose(old, new)
+    np.testing.assert_allclose(np.asarray(y), old * 3 + np.sin(old), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(float(s), old.sum(), rtol=1e-5 if dtype is np.float32 else 1e-12)
+    np.testing.assert_array_equal(np.asarray(x), a)
+    np.testing.assert_allclose(np.asarray(x * 3 + xo.sin(x)), new * 3 + np.sin(new), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(float(x.sum()), new.sum(), rtol=1e-5 if dtype is np.float32 else 1e-12)
+    # Item assignment rebinds x to a private copy (crossover's values are
+    # not NumPy views): a is left as it is.
+    kept = a.copy()
+    x[0] = 7.0
+    assert float(x[0]) == 7.0 and not np.shares_memory(np.asarray(x), a)
+    np.testing.assert_array_equal(a, kept)
+
+
+def test_asarray_copy_false_raises_where_a_copy_is_needed(rng):
+    a = nonzero(rng, (100,), np.float64)
+    with pytest.raises(ValueError, match="dtype"):
+        xo.asarray(a, dtype=np.float32, copy=False)
+    with pytest.raises(ValueError, match="byte-swapped"):
+        xo.asarray(a.astype(">f8"), copy=False)
+    raw = np.zeros(8 * 100 + 1, np.uint8)
+    misaligned = raw[1:].view(np.float64)
+    assert not misaligned.flags.aligned
+    with pytest.raises(ValueError, match="aligned"):
+        xo.asarray(misaligned, copy=False)
+    # The same dtype asked for explicitly is no cast.
+    assert np.shares_memory(np.asarray(xo.asarray(a, dtype=np.float64, copy=False)), a)
 
 
 # 131073 float64: above 1 MiB, computed with the GIL released.

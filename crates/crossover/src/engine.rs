@@ -497,6 +497,12 @@ impl Engine {
         let v = a
             .ready_value()
             .ok_or_else(|| Error::internal("to_device", "not ready after evaluation"))?;
+        // Memory its owner may change (`Buffer::is_volatile`: a NumPy array
+        // shared by `asarray(copy=False)`) has no copy worth keeping: each
+        // evaluation copies what it reads of it then.
+        if v.buffer.is_volatile() {
+            return Ok(());
+        }
         let r = v.buffer.residency();
         if !r.is_valid_on(device) {
             let from = r.locations().iter().next().unwrap_or(DeviceKind::Cpu);

@@ -218,8 +218,9 @@ def evaluate(
 
 def asarray(obj: Any, dtype: _DType | None = None, copy: bool | None = None) -> ndarray:
     """A crossover array of ``obj``. NumPy data is copied in, so later
-    changes to the NumPy array never change results (``copy=False`` raises
-    ValueError for NumPy input)."""
+    changes to the NumPy array never change results; ``copy=False`` shares
+    its memory instead (later changes are seen, each operation on it
+    computes at once) or raises ValueError where sharing is impossible."""
 
 def array(obj: Any, dtype: _DType | None = None, copy: bool = True) -> ndarray:
     """Like ``asarray``."""

@@ -177,8 +177,10 @@ _PLAIN_ARRAYS = (_C.ndarray, np.ndarray)
 def asarray(obj: Any, /, dtype: Any = None, copy: bool | None = None, *,
             device: Any = None) -> Any:
     """A crossover array from an array, a nested sequence, a scalar or a
-    buffer (NumPy data is copied in; ``copy=False`` then raises
-    ValueError). CUDA arrays of other libraries (CuPy, PyTorch: anything
+    buffer. NumPy data is copied in; with ``copy=False`` its memory is
+    shared instead (the array sees later writes to it, and each operation
+    on it computes at once), or ValueError where that needs a copy (another
+    dtype, misaligned or byte-swapped memory). CUDA arrays of other libraries (CuPy, PyTorch: anything
     with ``__cuda_array_interface__``) are wrapped without a copy and stay
     on the GPU; ``device=`` moves the result there."""
     if dtype is None and device is None and type(obj) in _PLAIN_ARRAYS:

@@ -90,6 +90,72 @@ fn a_chain_of_gpu_kernels_copies_each_input_once() {
     });
 }
 
+#[test]
+fn memory_its_owner_may_change_is_copied_to_the_device_for_each_evaluation() {
+    use crossover::buffer::Buffer;
+    use crossover::shape::Layout;
+    let Some(gpu) = opencl_engine() else { return };
+    gpu.run(|| {
+        let n = 5003;
+        let mut owner = Box::new(
+            values(n, 41, -2.0, 2.0)
+                .iter()
+                .map(|&v| v as f32)
+                .collect::<Vec<f32>>(),
+        );
+        let ptr = owner.as_mut_ptr();
+        let first: Vec<f64> = owner.iter().map(|&v| v as f64).collect();
+        // SAFETY: the Vec's heap memory stays where it is inside the owner,
+        // which the buffer keeps alive; it is written below only while no
+        // kernel reads it.
+        let buffer = unsafe { Buffer::from_external(DType::F32, ptr as *const u8, n, owner) }
+            .into_volatile();
+        let a = Array::from_buffer(buffer, Layout::contiguous(&[n])).unwrap();
+        let twice_sum = |a: &Array| {
+            a.mul(2.0)
+                .unwrap()
+                .sum(None, false)
+                .unwrap()
+                .item()
+                .unwrap()
+        };
+        let check = |got: f64, want: &[f64], what: &str| {
+            let want: f64 = want.iter().map(|v| 2.0 * v).sum();
+            assert!(
+                (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                "{what}: {got} vs {want}"
+            );
+        };
+        let before = gpu.engine.copies_to(DeviceKind::Gpu);
+        check(twice_sum(&a), &first, "first");
+        assert!(
+            gpu.engine.kernels_run(DeviceKind::Gpu) > 0,
+            "ran on the device"
+        );
+        let after_one = gpu.engine.copies_to(DeviceKind::Gpu);
+        assert!(after_one > before, "copied in");
+        // The owner changes its memory after an explicit move (which cannot
+        // vouch for such memory): the next evaluation must see the change.
+        gpu.engine.to_device(&a, DeviceKind::Gpu).unwrap();
+        let second: Vec<f64> = values(n, 42, -3.0, 1.0);
+        for (i, v) in second.iter().enumerate() {
+            // SAFETY: in bounds of the owner's n elements; nothing reads them now.
+            unsafe { *ptr.add(i) = *v as f32 };
+        }
+        let second: Vec<f64> = second.iter().map(|&v| v as f32 as f64).collect();
+        check(twice_sum(&a), &second, "after the owner's change");
+        assert!(
+            gpu.engine.copies_to(DeviceKind::Gpu) > after_one,
+            "copied again"
+        );
+        assert_eq!(
+            a.residency().unwrap().to_string(),
+            "host",
+            "no device copy kept"
+        );
+    });
+}
+
 /// Runs a child test process, killing it (and failing) after `secs`: a
 /// hang must fail CI, not stall it.
 pub(crate) fn output_within(cmd: &mut std::process::Command, secs: u64) -> std::process::Output {
