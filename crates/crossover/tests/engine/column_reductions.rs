@@ -202,3 +202,39 @@ fn column_moments_are_accurate_with_a_large_mean() {
         }
     });
 }
+
+#[test]
+fn column_moments_and_extremes_in_one_kernel_match_references() {
+    // std, argmin and max of one input reduce in one kernel: the first
+    // row group sets the moments and folds the extremes its first row set.
+    on_every_engine(|e| {
+        for (k, &(rows, cols)) in SHAPES.iter().enumerate() {
+            // All positive, then all negative: extremes left at a default
+            // 0 would win one of the two.
+            for (dtype, from, to) in [(DType::F32, 1.0, 3.0), (DType::F64, -3.0, -1.0)] {
+                let (x, xs) = array(&[rows, cols], dtype, 700 + k as u64, from, to);
+                let s = x.std(Some(&[0]), false, 1).unwrap();
+                let lo = x.argmin(Some(0)).unwrap();
+                let hi = x.max(Some(&[0]), false).unwrap();
+                Array::eval_all(&[s.clone(), lo.clone(), hi.clone()]).unwrap();
+                let what = format!("{} {dtype} {rows}x{cols} in [{from}, {to})", e.name);
+                let shape = [rows, cols];
+                let want_s = reference(ReduceOp::Std { ddof: 1 }, &xs, &shape, &[0]);
+                let got_s = s.to_vec_f64().unwrap();
+                if rows > 1 {
+                    assert_close(
+                        &got_s,
+                        &want_s,
+                        rtol(dtype, 64.0),
+                        0.0,
+                        &format!("std {what}"),
+                    );
+                }
+                let want_lo = reference(ReduceOp::ArgMin, &xs, &shape, &[0]);
+                assert_eq!(lo.to_vec_f64().unwrap(), want_lo, "argmin {what}");
+                let want_hi = reference(ReduceOp::Max, &xs, &shape, &[0]);
+                assert_eq!(hi.to_vec_f64().unwrap(), want_hi, "max {what}");
+            }
+        }
+    });
+}
