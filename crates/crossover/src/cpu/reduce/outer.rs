@@ -88,6 +88,11 @@ macro_rules! lanes {
         let (a, b, rows) = ($a, $b, $rows);
         let w = a.len();
         debug_assert!(b.is_empty() || b.len() == w);
+        // Every row cut to the block's width once: the loop's `j + L <= w`
+        // then bounds each row's reads too, where a check per row and
+        // block kept eight lengths in registers and spilled the rows'
+        // pointers to the stack.
+        let rows: [&[_]; R] = std::array::from_fn(|q| &rows[q][..w]);
         let mut j = 0;
         while j + L <= w {
             let mut $x = [[Default::default(); L]; R];
@@ -352,26 +357,24 @@ impl<T: RNum> ColStates<T> {
         // indexed loop kept it scalar: 10x slower than NumPy on columns).
         let row = |k: usize| &s[k * stride..k * stride + w];
         let mut k = 0;
-        if r == self.r0 {
-            if needs.moments && m >= ROW_GROUP {
-                // Moments start from the first group's own two-pass
-                // moments: a first row alone (Welford, a division per
-                // value) left the block's last seven rows to Welford too,
-                // 6% of a 128-row block's values at 17% of its time.
-                let first = row(0);
-                if needs.min {
-                    self.mins.copy_from_slice(first);
-                }
-                if needs.max {
-                    self.maxs.copy_from_slice(first);
-                }
-                let rows: [&[T]; ROW_GROUP] = std::array::from_fn(row);
-                self.add_block(0, rows, r, needs, true);
-                k = ROW_GROUP;
-            } else {
-                self.add_cols(0, row(0), r, needs);
-                k = 1;
+        // Moments start from the first group's own two-pass moments: a
+        // first row alone (Welford, a division per value) left a 128-row
+        // block's last seven rows to Welford too, 6% of its values at 17%
+        // of its time. Extremes are then set from the first row and folded
+        // over the group. (One call site of the group: a second inlined
+        // copy made LLVM compile max(axis=0) five times slower.)
+        let group_first = r == self.r0 && needs.moments && m >= ROW_GROUP;
+        if group_first {
+            let first = row(0);
+            if needs.min {
+                self.mins.copy_from_slice(first);
             }
+            if needs.max {
+                self.maxs.copy_from_slice(first);
+            }
+        } else if r == self.r0 {
+            self.add_cols(0, row(0), r, needs);
+            k = 1;
         }
         // Rows far apart in memory (a block narrower than the matrix) go
         // ROW_GROUP at a time; consecutive rows (one contiguous run) one at
