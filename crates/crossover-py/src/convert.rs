@@ -98,11 +98,10 @@ pub fn borrow_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
 /// later (a NumPy array the caller still holds).
 fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<Array> {
     let py = arr.py();
-    let descr = arr.dtype();
-    let dtype = engine_dtype(&descr).ok_or_else(|| unsupported(py, &descr))?;
-    if let Some(shared) = engine_view(arr) {
-        return Ok(shared);
-    }
+    let dtype = match dtype_or_view(arr)? {
+        Intaken::View(shared) => return Ok(shared),
+        Intaken::Memory(dtype) => dtype,
+    };
     if !expressible(arr, dtype) {
         // A forced copy: `ascontiguousarray` returns a misaligned but
         // contiguous array unchanged (and recursing on it never ends). A
@@ -127,6 +126,23 @@ fn borrow_numpy_as(arr: &Bound<'_, PyUntypedArray>, volatile: bool) -> PyResult<
     borrow_in_place(arr, dtype, volatile)
 }
 
+/// What a NumPy array is to the engine: a view of crossover's own memory
+/// ([`engine_view`]), or memory of an engine dtype.
+enum Intaken {
+    View(Array),
+    Memory(DType),
+}
+
+/// [`Intaken`] for `arr`; an error for a dtype the engine lacks.
+fn dtype_or_view(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Intaken> {
+    let descr = arr.dtype();
+    let dtype = engine_dtype(&descr).ok_or_else(|| unsupported(arr.py(), &descr))?;
+    Ok(match engine_view(arr) {
+        Some(shared) => Intaken::View(shared),
+        None => Intaken::Memory(dtype),
+    })
+}
+
 /// Whether the engine can read `arr`'s memory as it is: aligned for
 /// `dtype`, native byte order, strides whole elements. The kernels need
 /// nothing more (they load unaligned vectors; strided views are layouts).
@@ -144,16 +160,14 @@ fn expressible(arr: &Bound<'_, PyUntypedArray>, dtype: DType) -> bool {
 /// Python sees them, with the contents of that moment, and no device keeps
 /// a copy of it. A ValueError names what needs a copy otherwise.
 pub fn share_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
-    let py = arr.py();
-    let descr = arr.dtype();
-    let dtype = engine_dtype(&descr).ok_or_else(|| unsupported(py, &descr))?;
-    if let Some(shared) = engine_view(arr) {
-        return Ok(shared);
-    }
+    let dtype = match dtype_or_view(arr)? {
+        Intaken::View(shared) => return Ok(shared),
+        Intaken::Memory(dtype) => dtype,
+    };
     if !expressible(arr, dtype) {
         let why = if !arr.is_aligned() {
             "is not aligned for its dtype"
-        } else if descr.is_native_byteorder() == Some(false) {
+        } else if arr.dtype().is_native_byteorder() == Some(false) {
             "is byte-swapped"
         } else {
             "has strides that are not whole elements"
