@@ -8,10 +8,11 @@ use crate::cpu::math64_asin512::{acos_slice_f64, asin_slice_f64};
 use crate::cpu::math64_exp512::{
     cosh_slice_f64, exp2_slice_f64, exp_slice_f64, expm1_slice_f64, sinh_slice_f64, tanh_slice_f64,
 };
-use crate::cpu::math64_log1p512::{
-    acosh_slice_f64, asinh_slice_f64, atanh_slice_f64, log1p_slice_f64,
-};
 use crate::cpu::math_log::{log_slice_f32, log_slice_f64, LogBase};
+use crate::cpu::math_log1p512::{
+    acosh_slice_f32, acosh_slice_f64, asinh_slice_f32, asinh_slice_f64, atanh_slice_f32,
+    atanh_slice_f64, log1p_slice_f32, log1p_slice_f64,
+};
 use crate::cpu::{math, math32_hyp, math32_inverse, math64, math64_hyp, math64_inverse};
 use crate::op::UnaryOp;
 
@@ -97,17 +98,18 @@ impl UnaryFloat for f32 {
             UnaryOp::Cos => math::trig_slice!(f32, s, d, math::cos_f32, f64::cos),
             UnaryOp::Tan => math::trig_slice!(f32, s, d, math::tan_f32, f64::tan),
             // Native float32 too (within 2 ulp; arcsin 3): math32_hyp,
-            // math32_inverse.
-            UnaryOp::Log1p => each!(s, d, math32_hyp::log1p_f32),
+            // math32_inverse; log1p and the inverse hyperbolics with
+            // AVX-512 in math_log1p512 (within 1 ulp).
+            UnaryOp::Log1p => avx512_or_each!(log1p_slice_f32(s, d), s, d, math32_hyp::log1p_f32),
             UnaryOp::Expm1 => each!(s, d, math32_hyp::expm1_f32),
             UnaryOp::Arcsin => each!(s, d, math32_inverse::asin_f32),
             UnaryOp::Arccos => each!(s, d, math32_inverse::acos_f32),
             UnaryOp::Arctan => each!(s, d, math32_inverse::atan_f32),
             UnaryOp::Sinh => each!(s, d, math32_hyp::sinh_f32),
             UnaryOp::Cosh => each!(s, d, math32_hyp::cosh_f32),
-            UnaryOp::Arcsinh => each!(s, d, math32_hyp::asinh_f32),
-            UnaryOp::Arccosh => each!(s, d, math32_hyp::acosh_f32),
-            UnaryOp::Arctanh => each!(s, d, math32_hyp::atanh_f32),
+            UnaryOp::Arcsinh => avx512_or_each!(asinh_slice_f32(s, d), s, d, math32_hyp::asinh_f32),
+            UnaryOp::Arccosh => avx512_or_each!(acosh_slice_f32(s, d), s, d, math32_hyp::acosh_f32),
+            UnaryOp::Arctanh => avx512_or_each!(atanh_slice_f32(s, d), s, d, math32_hyp::atanh_f32),
             _ => unreachable!("not a float function: {}", op.name()),
         })
     }
@@ -131,7 +133,7 @@ impl UnaryFloat for f64 {
             UnaryOp::Tan => math::trig_slice!(f64, s, d, math64::tan_f64, f64::tan),
             // Vectorised too (math64_hyp, math64_inverse; with AVX-512 the
             // exponentials in math64_exp512, log1p and the inverse
-            // hyperbolics in math64_log1p512, arcsin and arccos in
+            // hyperbolics in math_log1p512, arcsin and arccos in
             // math64_asin512): within 1 ulp of the true value; within 2 of
             // glibc where glibc is itself more than 1 off (tanh, sinh,
             // cosh, the inverse hyperbolics).

@@ -412,7 +412,7 @@ fn log2_exp2_within_1_ulp_log10_within_2() {
     }
 }
 
-/// A slice kernel of the AVX-512 modules (`math64_log1p512.rs`,
+/// A slice kernel of the AVX-512 modules (`math_log1p512.rs`,
 /// `math64_asin512.rs`): false, nothing written, where the CPU lacks
 /// AVX-512.
 pub(crate) type Slice = fn(&[f64], &mut [f64]) -> bool;

@@ -109,7 +109,7 @@ pub(super) mod avx512 {
     }
 
     #[derive(Clone, Copy)]
-    pub(in crate::cpu) struct F32(__m512);
+    pub(in crate::cpu) struct F32(pub(in crate::cpu) __m512);
     #[derive(Clone, Copy)]
     pub(in crate::cpu) struct F64(pub(in crate::cpu) __m512d);
 
@@ -330,7 +330,7 @@ pub(super) mod avx512 {
     /// special values. With `ERR` (natural logarithm only), err is a
     /// correction of at most about an ulp of u and kadd a small whole
     /// number (log1p and the inverse hyperbolics in
-    /// [`crate::cpu::math64_log1p512`]); without, both are ignored.
+    /// [`crate::cpu::math_log1p512`]); without, both are ignored.
     ///
     /// # Safety
     /// As [`tables`].
