@@ -369,20 +369,19 @@ pub(super) mod avx512 {
         unsafe {
             let a = x.abs();
             let z = a.mul(a);
+            let h = z.add(c(1.0)).sqrt();
             if !V::CARRY {
                 // log1p(a + a^2/(h + 1)); log1p(a) + ln 2 from HUGE (a^2
                 // would overflow, and ln(1 + 1/a) is below the precision).
                 // A division, not `quotient`: on the Zen 4 VM `vdivps`
                 // cost less than `vrcp14ps` and its Newton step (and a
                 // `vrsqrt14ps` root more than `vsqrtps`).
-                let h = z.add(c(1.0)).sqrt();
                 let huge = a.cmp::<_CMP_GT_OQ>(c(HUGE));
                 let y = V::pick(huge, a, a.add(z.div(h.add(c(1.0)))));
                 let v = ln_1p(y, V::keep(huge, c(1.0)), t);
                 let v = V::pick(a.cmp::<_CMP_EQ_OQ>(c(f64::INFINITY)), a, v);
                 return tiny_as_x(x, v.signed_as(x));
             }
-            let h = z.add(c(1.0)).sqrt();
             let mid = a.cmp::<_CMP_GE_OQ>(c(2.0));
             let num = V::pick(mid, c(1.0), z);
             let den = h.add(V::pick(mid, a, c(1.0))).min(c(V::CAP));
