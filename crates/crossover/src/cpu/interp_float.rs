@@ -3,6 +3,7 @@
 //! the CPU has them, else the vectorisable portable functions.
 
 use super::Arg;
+use crate::cpu::math32_exp512::{cosh_slice_f32, exp2_slice_f32, sinh_slice_f32};
 use crate::cpu::math32_tanh512::tanh_slice_f32;
 use crate::cpu::math64_asin512::{acos_slice_f64, asin_slice_f64};
 use crate::cpu::math64_exp512::{
@@ -92,21 +93,23 @@ impl UnaryFloat for f32 {
                 avx512_or_each!(log_slice_f32(LogBase::Two, s, d), s, d, math::log2_f32),
             UnaryOp::Log10 =>
                 avx512_or_each!(log_slice_f32(LogBase::Ten, s, d), s, d, math::log10_f32),
-            UnaryOp::Exp2 => each!(s, d, math::exp2_f32),
+            UnaryOp::Exp2 => avx512_or_each!(exp2_slice_f32(s, d), s, d, math::exp2_f32),
             UnaryOp::Tanh => avx512_or_each!(tanh_slice_f32(s, d), s, d, math::tanh_f32),
             UnaryOp::Sin => math::trig_slice!(f32, s, d, math::sin_f32, f64::sin),
             UnaryOp::Cos => math::trig_slice!(f32, s, d, math::cos_f32, f64::cos),
-            UnaryOp::Tan => math::trig_slice!(f32, s, d, math::tan_f32, f64::tan),
+            UnaryOp::Tan =>
+                math::trig_slice!(f32, s, d, math::tan_f32, f64::tan, math::TAN_FAST_LIMIT_F32),
             // Native float32 too (within 2 ulp; arcsin 3): math32_hyp,
-            // math32_inverse; log1p and the inverse hyperbolics with
-            // AVX-512 in math_log1p512 (within 1 ulp).
+            // math32_inverse; with AVX-512 log1p and the inverse
+            // hyperbolics in math_log1p512 (log1p within 1 ulp), exp2, sinh
+            // and cosh in math32_exp512.
             UnaryOp::Log1p => avx512_or_each!(log1p_slice_f32(s, d), s, d, math32_hyp::log1p_f32),
             UnaryOp::Expm1 => each!(s, d, math32_hyp::expm1_f32),
             UnaryOp::Arcsin => each!(s, d, math32_inverse::asin_f32),
             UnaryOp::Arccos => each!(s, d, math32_inverse::acos_f32),
             UnaryOp::Arctan => each!(s, d, math32_inverse::atan_f32),
-            UnaryOp::Sinh => each!(s, d, math32_hyp::sinh_f32),
-            UnaryOp::Cosh => each!(s, d, math32_hyp::cosh_f32),
+            UnaryOp::Sinh => avx512_or_each!(sinh_slice_f32(s, d), s, d, math32_hyp::sinh_f32),
+            UnaryOp::Cosh => avx512_or_each!(cosh_slice_f32(s, d), s, d, math32_hyp::cosh_f32),
             UnaryOp::Arcsinh => avx512_or_each!(asinh_slice_f32(s, d), s, d, math32_hyp::asinh_f32),
             UnaryOp::Arccosh => avx512_or_each!(acosh_slice_f32(s, d), s, d, math32_hyp::acosh_f32),
             UnaryOp::Arctanh => avx512_or_each!(atanh_slice_f32(s, d), s, d, math32_hyp::atanh_f32),

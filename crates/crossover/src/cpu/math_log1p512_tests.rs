@@ -9,7 +9,9 @@
 //! portable forms have their own tests.
 
 use super::*;
-use crate::cpu::math32_hyp::tests::{inverse_hyperbolics_within, log1p_within};
+use crate::cpu::math32_hyp::tests::{
+    inverse_hyperbolics_within, lanes_as_one_point32, log1p_within, one_point32, Slice32,
+};
 use crate::cpu::math64::tests::{lanes_as_one_point, one_point, runs_avx512, Rng, Slice};
 use crate::cpu::math64_hyp::tests::{inverse_hyperbolic_within_2_ulp_of, log1p_within_1_ulp};
 
@@ -51,16 +53,6 @@ fn every_lane_and_tail_as_one_point() {
     }
 }
 
-/// A float32 kernel.
-type Slice32 = fn(&[f32], &mut [f32]) -> bool;
-
-/// `f` on one float32 point (the other lanes of its register masked off).
-fn one_point32(f: Slice32, x: f32) -> f32 {
-    let mut out = [0.0];
-    assert!(f(&[x], &mut out), "no AVX-512 kernel");
-    out[0]
-}
-
 #[test]
 fn float32_log1p_within_1_ulp() {
     if runs_avx512(log1p_slice_f64) {
@@ -82,35 +74,21 @@ fn float32_inverse_hyperbolics_within_2_ulp() {
 
 #[test]
 fn float32_every_lane_and_tail_as_one_point() {
+    if !runs_avx512(log1p_slice_f64) {
+        return;
+    }
     let kernels: [(&str, Slice32); 4] = [
         ("log1p", log1p_slice_f32),
         ("asinh", asinh_slice_f32),
         ("acosh", acosh_slice_f32),
         ("atanh", atanh_slice_f32),
     ];
-    if !runs_avx512(log1p_slice_f64) {
-        return;
-    }
-    let mut g = Rng(43);
     for (name, f) in kernels {
-        for n in (0..=33).chain([1000]) {
-            let xs: Vec<f32> = (0..n)
-                .map(|i| match i % 4 {
-                    0 => g.uniform(-1.0, 1.0) as f32,
-                    1 => g.uniform(1.0, 3.0) as f32,
-                    2 => g.log_uniform(-30.0, 30.0, true) as f32,
-                    _ => f32::from_bits(g.next() as u32),
-                })
-                .collect();
-            let mut out = vec![f32::NAN; n];
-            assert!(f(&xs, &mut out));
-            for (&x, &y) in xs.iter().zip(&out) {
-                let want = one_point32(f, x);
-                assert!(
-                    y.to_bits() == want.to_bits() || (y.is_nan() && want.is_nan()),
-                    "{name}({x:e}) of {n} points: {y:e}, alone {want:e}"
-                );
-            }
-        }
+        lanes_as_one_point32(name, f, 43, |i, g| match i % 4 {
+            0 => g.uniform(-1.0, 1.0) as f32,
+            1 => g.uniform(1.0, 3.0) as f32,
+            2 => g.log_uniform(-30.0, 30.0, true) as f32,
+            _ => f32::from_bits(g.next() as u32),
+        });
     }
 }

@@ -12,6 +12,7 @@ pub mod gather;
 pub mod interp;
 mod jit;
 pub mod math;
+pub mod math32_exp512;
 pub mod math32_hyp;
 pub mod math32_inverse;
 pub mod math32_pow;
