@@ -14,8 +14,8 @@
 //! sinh and cosh keep the portable forms' e^|x| (`exp_f32`'s reduction and
 //! polynomial), scaled to e^|x|/4 so that it stays finite up to sinh's and
 //! cosh's own overflow threshold (89.42), and take e^-|x|/4 as 1/16 of its
-//! reciprocal from `vrcp14ps` and one Newton step (2^-28, where the
-//! division was a quarter of the time); the result is doubled at the end.
+//! reciprocal from `vrcp14ps` and one Newton step (2^-28; no division);
+//! the result is doubled at the end.
 //! Up to |x| = 1 sinh is the portable form's polynomial (the subtraction
 //! cancels there). An even/odd split of one Taylor series for e^r and
 //! e^-r with a Fast2Sum of the powers of two (float64's method in
