@@ -84,7 +84,7 @@ impl<'a> Src<'a> {
 
 /// Runs `op` over `n` points of `operands` (all of dtype `input`) into a new
 /// buffer of dtype `output`, on the calling thread, or, when `parallel`,
-/// in tasks of [`super::elementwise_task`] points shared with the pool
+/// in tasks of [`super::parallel_task`] points shared with the pool
 /// (each task one loop over its range: the results do not depend on the
 /// split). Operand runs must hold `n` elements from their offset (the
 /// caller checked the layouts).
@@ -108,7 +108,7 @@ pub(crate) fn run(
         };
     }
     let mut out = Buffer::alloc(output, n)?;
-    let task = super::elementwise_task(1.0 + op.flops() / 4.0);
+    let task = super::parallel_task(1.0 + op.flops() / 4.0, n);
     if !parallel || n <= task {
         // SAFETY: `out` holds `n` elements of `output`; the bytes are
         // reborrowed as the register type of that dtype, whose size it is

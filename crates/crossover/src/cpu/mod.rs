@@ -64,6 +64,15 @@ pub(crate) fn elementwise_task(weight: f64) -> usize {
     (points / CHUNK).clamp(1, ELEMENTWISE_TASK / CHUNK) * CHUNK
 }
 
+/// [`elementwise_task`] for a kernel of `n` points split across threads,
+/// made smaller (whole 256-point blocks, at least 1,024 points) until every
+/// thread has four tasks: ten thousand points of a heavy function made five
+/// 2,048-point tasks, split three to two between two threads.
+pub(crate) fn parallel_task(weight: f64, n: usize) -> usize {
+    let quarter = n.div_ceil(4 * threads()).next_multiple_of(256).max(1024);
+    elementwise_task(weight).min(quarter)
+}
+
 /// Below this much work (points weighted by flops) a kernel runs on the
 /// calling thread; dispatching to the pool costs more than it saves. The
 /// built-in default: `crossover calibrate` measures this machine's
@@ -266,7 +275,11 @@ fn run_fused(
         Some(plan) => reduce::run(&prep, plan, &outs, parallel),
         None if n == 0 => {}
         None => {
-            let len = elementwise_task(weight);
+            let len = if parallel {
+                parallel_task(weight, n)
+            } else {
+                elementwise_task(weight)
+            };
             let tasks = n.div_ceil(len);
             let task = |t: usize| {
                 // A stop request skips the remaining tasks (checked below).

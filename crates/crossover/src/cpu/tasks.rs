@@ -15,11 +15,24 @@
 //! same points on the same core (warm caches), and any participant that
 //! finishes its block takes tasks from the others. Which thread runs a task
 //! never changes what it computes: callers index results by task.
+//!
+//! A pool worker asleep between calls costs a futex wake across cores,
+//! microseconds on a VM: at 10,000 points of a heavy function the caller
+//! had done most of the helper's block before it arrived. So a helper that
+//! has run its share keeps polling for the next call's for [`HOT_SPIN`]
+//! (a bounded spin, as OpenMP runtimes do), and a caller that finds one
+//! polling hands its share over directly ([`HOT`]); only otherwise does it
+//! go through the pool.
 
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a helper keeps polling for the next call's share after its
+/// last one before it returns to the pool.
+const HOT_SPIN: Duration = Duration::from_micros(50);
 
 /// What the caller and its helpers share; owned by all (an `Arc`), so a
 /// helper that starts after the caller returned touches only this.
@@ -101,22 +114,11 @@ pub(crate) fn for_each_task(tasks: usize, task: impl Fn(usize) + Sync) {
             *const (dyn Fn(usize) + Sync + 'static),
         >(task)
     });
-    for h in 1..parts {
-        let sh = shared.clone();
-        let ptr = TaskPtr(erased.0);
-        super::pool().spawn(move || {
-            let ptr = ptr;
-            sh.inflight.fetch_add(1, Ordering::SeqCst);
-            if !sh.closed.load(Ordering::SeqCst) {
-                // SAFETY: registered in `inflight` before `closed` was set
-                // (SeqCst on both sides), so the caller is still waiting
-                // and `task` is alive (see above).
-                let task = unsafe { &*ptr.0 };
-                if let Err(p) = catch_unwind(AssertUnwindSafe(|| sh.work(h, task))) {
-                    *sh.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
-                }
-            }
-            sh.inflight.fetch_sub(1, Ordering::SeqCst);
+    for index in 1..parts {
+        hand_off(HelperJob {
+            shared: shared.clone(),
+            task: TaskPtr(erased.0),
+            index,
         });
     }
     let mine = catch_unwind(AssertUnwindSafe(|| shared.work(0, task)));
@@ -142,6 +144,102 @@ pub(crate) fn for_each_task(tasks: usize, task: impl Fn(usize) + Sync) {
         .take();
     if let Some(p) = helper_panic {
         resume_unwind(p);
+    }
+}
+
+/// One helper's share of one call.
+struct HelperJob {
+    shared: Arc<Shared>,
+    task: TaskPtr,
+    index: usize,
+}
+
+impl HelperJob {
+    fn run(self) {
+        let sh = &self.shared;
+        sh.inflight.fetch_add(1, Ordering::SeqCst);
+        if !sh.closed.load(Ordering::SeqCst) {
+            // SAFETY: registered in `inflight` before `closed` was set
+            // (SeqCst on both sides), so the caller is still waiting and
+            // `task` is alive (see `for_each_task`).
+            let task = unsafe { &*self.task.0 };
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| sh.work(self.index, task))) {
+                *sh.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+            }
+        }
+        sh.inflight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The hand-off to a helper still polling after its last share.
+struct Hot {
+    /// A helper is polling. A caller that swaps it from true to false owns
+    /// the hand-off and must post its job; a polling helper that swaps it
+    /// back itself has left.
+    waiting: AtomicBool,
+    /// Set once `job` holds the posted share.
+    posted: AtomicBool,
+    job: Mutex<Option<HelperJob>>,
+}
+
+static HOT: Hot = Hot {
+    waiting: AtomicBool::new(false),
+    posted: AtomicBool::new(false),
+    job: Mutex::new(None),
+};
+
+/// Gives a helper its share: to the polling helper if there is one, else
+/// as a job of the pool.
+fn hand_off(job: HelperJob) {
+    if HOT
+        .waiting
+        .compare_exchange(true, false, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok()
+    {
+        *HOT.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
+        HOT.posted.store(true, Ordering::Release);
+    } else {
+        super::pool().spawn(move || helper(job));
+    }
+}
+
+/// A pool job: runs its share, then polls for the next call's for
+/// [`HOT_SPIN`] after each one (one helper at a time; the others return).
+fn helper(first: HelperJob) {
+    first.run();
+    loop {
+        if HOT
+            .waiting
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            return;
+        }
+        let start = Instant::now();
+        let mut spins = 0u32;
+        while !HOT.posted.load(Ordering::Acquire) {
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(64) && start.elapsed() > HOT_SPIN {
+                if HOT
+                    .waiting
+                    .compare_exchange(true, false, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    return;
+                }
+                // A caller claimed this helper: its job is being posted.
+                while !HOT.posted.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        HOT.posted.store(false, Ordering::Relaxed);
+        let job = HOT.job.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(job) = job {
+            job.run();
+        }
     }
 }
 
@@ -195,6 +293,40 @@ mod tests {
                 runs[t].fetch_add(1, Ordering::Relaxed);
             });
             assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+        }
+    }
+
+    #[test]
+    fn hand_offs_to_a_polling_helper_and_through_the_pool_run_every_task_once() {
+        // Back to back, a helper is usually still polling (a direct
+        // hand-off); after a pause longer than HOT_SPIN it has returned to
+        // the pool (a pool job). Both, in every order, and a panic in
+        // either kind of share reaching the caller.
+        for round in 0..600 {
+            if round % 5 == 0 {
+                std::thread::sleep(HOT_SPIN * 3);
+            }
+            let tasks = 2 + round % 7;
+            let runs: Vec<AtomicU32> = (0..tasks).map(|_| AtomicU32::new(0)).collect();
+            for_each_task(tasks, |t| {
+                // Long enough that the helper usually takes a share.
+                std::hint::black_box((0..2_000u32).sum::<u32>());
+                runs[t].fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(
+                runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
+                "round {round}"
+            );
+            if round % 50 == 1 {
+                let r = std::panic::catch_unwind(|| {
+                    for_each_task(tasks, |t| {
+                        if t == tasks - 1 {
+                            panic!("last task");
+                        }
+                    })
+                });
+                assert!(r.is_err(), "round {round}");
+            }
         }
     }
 
