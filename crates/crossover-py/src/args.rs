@@ -364,6 +364,7 @@ pub fn index_key(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Option<Vec
 }
 
 /// The engine op of a NumPy ufunc name (`np.sin.__name__` is `"sin"`).
+#[derive(Clone, Copy, Debug)]
 pub enum UfuncOp {
     Unary(UnaryOp),
     Binary(BinaryOp),

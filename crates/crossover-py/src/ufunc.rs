@@ -2,11 +2,12 @@
 //! the engine's op when it has one for these operands.
 
 use crate::args::{self, UfuncOp};
-use crate::array::wrap;
+use crate::array::{wrap, PyArr};
 use crate::convert::Intake;
 use crate::tape::{op, Call};
 use crossover::Operand;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
 
 /// Runs a ufunc the engine has; `None` when it must go to NumPy.
@@ -84,3 +85,92 @@ fn numpy_dtype_missing(call: &Call, ops: &[Operand]) -> bool {
         _ => false,
     }
 }
+
+/// `crossover.<name>(x)` for a ufunc of one operand: a crossover array goes
+/// straight to the engine's op, resolved once per function (through
+/// [`functions::ufunc`](crate::functions::ufunc), the name matched on every
+/// call and a tuple of operands built, a 1,000-point call took 0.12 us
+/// longer); anything else takes that general path, with its answers.
+fn unary_call(
+    py: Python<'_>,
+    name: &'static str,
+    resolved: &PyOnceLock<Option<UfuncOp>>,
+    x: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    if let Ok(a) = x.cast::<PyArr>() {
+        let a = a.get().inner();
+        match resolved.get_or_init(py, || args::ufunc_op(name)) {
+            Some(UfuncOp::Identity) => return wrap(py, a),
+            Some(UfuncOp::Unary(u)) => {
+                let ops = [Operand::Array(a)];
+                let call = Call::Unary(*u);
+                if !numpy_dtype_missing(&call, &ops) {
+                    return wrap(py, op(py, call, &ops)?);
+                }
+            }
+            _ => {}
+        }
+    }
+    crate::functions::ufunc(py, name, &PyTuple::new(py, [x])?)
+}
+
+/// One Python function per ufunc of one operand (`crossover.sin`...), and
+/// [`add_unary`] to register them.
+macro_rules! unary_ufuncs {
+    ($($name:ident),* $(,)?) => {
+        /// The ufuncs of one operand as module functions.
+        pub mod unary {
+            use pyo3::prelude::*;
+            use pyo3::sync::PyOnceLock;
+            $(
+                #[doc = concat!(
+                    "Elementwise ``", stringify!($name), "`` in crossover (like ``numpy.",
+                    stringify!($name), "``); takes a crossover array, a NumPy array or a ",
+                    "scalar and returns a lazy crossover array."
+                )]
+                #[pyfunction]
+                #[pyo3(signature = (x, /))]
+                pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    static OP: PyOnceLock<Option<super::UfuncOp>> = PyOnceLock::new();
+                    super::unary_call(py, stringify!($name), &OP, x)
+                }
+            )*
+        }
+
+        /// Adds the functions of [`unary`] to the module.
+        pub fn add_unary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $( m.add_function(wrap_pyfunction!(unary::$name, m)?)?; )*
+            Ok(())
+        }
+    };
+}
+
+unary_ufuncs!(
+    negative,
+    positive,
+    absolute,
+    sqrt,
+    exp,
+    log,
+    sin,
+    cos,
+    tan,
+    tanh,
+    square,
+    floor,
+    ceil,
+    logical_not,
+    log1p,
+    expm1,
+    log10,
+    log2,
+    exp2,
+    arcsin,
+    arccos,
+    arctan,
+    sinh,
+    cosh,
+    arcsinh,
+    arccosh,
+    arctanh,
+);

@@ -572,3 +572,53 @@ def test_binary_ufuncs_on_two_crossover_arrays_match_numpy(rng):
             assert got.dtype == want.dtype, (name, dt)
             np.testing.assert_allclose(got, want, rtol=1e-6 if dt == np.float32 else 1e-12,
                                        err_msg=f"{name} {np.dtype(dt).name}")
+
+
+UNARY_NAMES = [
+    "negative", "positive", "absolute", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh",
+    "square", "floor", "ceil", "logical_not", "log1p", "expm1", "log10", "log2", "exp2",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+]
+
+
+def _outcome(f, x):
+    """(dtype, values) of ``f(x)`` read back, or the exception's type."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = np.asarray(f(x))
+        return r.dtype, r
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return type(e), None
+
+
+@pytest.mark.parametrize("name", UNARY_NAMES)
+def test_unary_module_functions_match_the_general_ufunc_path(name, rng):
+    """``xo.<name>(x)`` is the extension's own function, which takes a
+    crossover array straight to the engine's op: for every operand kind
+    (crossover arrays of each dtype, a NumPy array, Python scalars) it
+    gives what the general ``ufunc(name, x)`` path gives, values, dtype
+    and errors alike, and its values are NumPy's."""
+    from crossover import _crossover as C
+
+    f = getattr(xo, name)
+    assert f is getattr(C, name) and f.__name__ == name and "numpy." + name in f.__doc__
+    base = nonzero(rng, 2051, np.float64, 0.05, 0.95)
+    operands = [xo.asarray((base * 3).astype(dt)) for dt in (np.float32, np.float64, np.int32)]
+    operands += [xo.asarray(base > 0.5), xo.asarray(base.astype(np.complex128) * (1 + 1j)),
+                 (base * 3).astype(np.float32), 0.5, 2, True]
+    for x in operands:
+        got, want = _outcome(f, x), _outcome(lambda v: C.ufunc(name, v), x)
+        assert got[0] == want[0], (name, x)
+        if got[1] is not None:
+            np.testing.assert_array_equal(got[1], want[1], err_msg=f"{name} {got[0]}")
+    # The fast path's values against NumPy's on float64 (1e-13 relative).
+    x = base * (3 if name not in ("arcsin", "arccos", "arctanh") else 1)
+    if name == "arccosh":
+        x = 1 + x
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(np, name)(x)
+        got = np.asarray(f(xo.asarray(x)))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0, err_msg=name)

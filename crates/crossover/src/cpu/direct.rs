@@ -108,8 +108,12 @@ pub(crate) fn run(
         };
     }
     let mut out = Buffer::alloc(output, n)?;
-    let task = super::parallel_task(1.0 + op.flops() / 4.0, n);
-    if !parallel || n <= task {
+    // The task size reads the pool's thread count: only when splitting.
+    let task = match parallel {
+        true => super::parallel_task(1.0 + op.flops() / 4.0, n),
+        false => n,
+    };
+    if n <= task {
         // SAFETY: `out` holds `n` elements of `output`; the bytes are
         // reborrowed as the register type of that dtype, whose size it is
         // (`supports`).
