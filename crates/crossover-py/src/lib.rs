@@ -44,6 +44,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::PyStreamTriad>()?;
     m.add("__version__", crossover::VERSION)?;
     ufunc::add_unary(m)?;
+    ufunc::add_binary(m)?;
     macro_rules! add {
         ($($f:path),* $(,)?) => { $( m.add_function(wrap_pyfunction!($f, m)?)?; )* };
     }

@@ -114,6 +114,39 @@ fn unary_call(
     crate::functions::ufunc(py, name, &PyTuple::new(py, [x])?)
 }
 
+/// `crossover.<name>(x1, x2)` for a ufunc of two operands: two crossover
+/// arrays go straight to the engine's op (as their operator does); a Python
+/// complex scalar becomes a 0-d array of NEP 50's precision first
+/// (`crossover._complex_scalar`: the engine's scalars are real); anything
+/// else takes [`functions::ufunc`](crate::functions::ufunc).
+fn binary_call(
+    py: Python<'_>,
+    name: &'static str,
+    resolved: &PyOnceLock<Option<UfuncOp>>,
+    x1: &Bound<'_, PyAny>,
+    x2: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    if let (Ok(a), Ok(b)) = (x1.cast::<PyArr>(), x2.cast::<PyArr>()) {
+        if let Some(UfuncOp::Binary(bop)) = resolved.get_or_init(py, || args::ufunc_op(name)) {
+            let ops = [
+                Operand::Array(a.get().inner()),
+                Operand::Array(b.get().inner()),
+            ];
+            let call = Call::Binary(*bop);
+            if !numpy_dtype_missing(&call, &ops) {
+                return wrap(py, op(py, call, &ops)?);
+            }
+        }
+    }
+    let complex = |x: &Bound<'_, PyAny>| x.is_instance_of::<pyo3::types::PyComplex>();
+    if complex(x1) || complex(x2) {
+        let as_array = py.import("crossover")?.getattr("_complex_scalar")?;
+        let (y1, y2) = (as_array.call1((x1, x2))?, as_array.call1((x2, x1))?);
+        return crate::functions::ufunc(py, name, &PyTuple::new(py, [y1, y2])?);
+    }
+    crate::functions::ufunc(py, name, &PyTuple::new(py, [x1, x2])?)
+}
+
 /// One Python function per ufunc of one operand (`crossover.sin`...), and
 /// [`add_unary`] to register them.
 macro_rules! unary_ufuncs {
@@ -144,6 +177,61 @@ macro_rules! unary_ufuncs {
         }
     };
 }
+
+/// One Python function per ufunc of two operands (`crossover.add`...), and
+/// [`add_binary`] to register them.
+macro_rules! binary_ufuncs {
+    ($($name:ident),* $(,)?) => {
+        /// The ufuncs of two operands as module functions.
+        pub mod binary {
+            use pyo3::prelude::*;
+            use pyo3::sync::PyOnceLock;
+            $(
+                #[doc = concat!(
+                    "Elementwise ``", stringify!($name), "`` in crossover (like ``numpy.",
+                    stringify!($name), "``); takes crossover arrays, NumPy arrays or ",
+                    "scalars and returns a lazy crossover array."
+                )]
+                #[pyfunction]
+                #[pyo3(signature = (x1, x2, /))]
+                pub fn $name(
+                    py: Python<'_>,
+                    x1: &Bound<'_, PyAny>,
+                    x2: &Bound<'_, PyAny>,
+                ) -> PyResult<Py<PyAny>> {
+                    static OP: PyOnceLock<Option<super::UfuncOp>> = PyOnceLock::new();
+                    super::binary_call(py, stringify!($name), &OP, x1, x2)
+                }
+            )*
+        }
+
+        /// Adds the functions of [`binary`] to the module.
+        pub fn add_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $( m.add_function(wrap_pyfunction!(binary::$name, m)?)?; )*
+            Ok(())
+        }
+    };
+}
+
+binary_ufuncs!(
+    add,
+    subtract,
+    multiply,
+    divide,
+    power,
+    minimum,
+    maximum,
+    less,
+    less_equal,
+    greater,
+    greater_equal,
+    equal,
+    not_equal,
+    logical_and,
+    logical_or,
+    arctan2,
+    hypot,
+);
 
 unary_ufuncs!(
     negative,

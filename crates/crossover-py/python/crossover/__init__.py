@@ -24,7 +24,6 @@ Entry points:
 
 from __future__ import annotations
 
-import operator as _operator
 import os as _os
 import sys as _sys
 from typing import Any
@@ -200,89 +199,57 @@ def _complex_scalar(v: Any, other: Any) -> Any:
     return asarray(_np.asarray(v, dtype=_np.complex64 if single else _np.complex128))
 
 
-# Binary ufuncs whose operator on two crossover arrays is the same engine op.
-_OPERATOR_OF = {
-    "add": _operator.add, "subtract": _operator.sub, "multiply": _operator.mul,
-    "divide": _operator.truediv, "true_divide": _operator.truediv,
-    "less": _operator.lt, "less_equal": _operator.le, "greater": _operator.gt,
-    "greater_equal": _operator.ge, "equal": _operator.eq, "not_equal": _operator.ne,
-}
-
-
-def _elementwise(name: str, nin: int):
-    if nin == 1:
-        # The extension's own function: no Python frame, the op resolved
-        # once (0.15 us of a 1.4 us call on 1,000 points).
-        return getattr(_C, name)
-    operator = _OPERATOR_OF.get(name)
-    array = _C.ndarray
-
-    def f(x1: Any, x2: Any, /) -> ndarray:
-        # Two crossover arrays: the operator records the same op without
-        # looking the ufunc up by name (0.2 us of a 2 us call).
-        if operator is not None and type(x1) is array and type(x2) is array:
-            return operator(x1, x2)
-        if isinstance(x1, complex) or isinstance(x2, complex):
-            x1, x2 = _complex_scalar(x1, x2), _complex_scalar(x2, x1)
-        return _C.ufunc(name, x1, x2)
-
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = (
-        f"Elementwise ``{name}`` in crossover (like ``numpy.{name}``); "
-        "takes crossover arrays, NumPy arrays or scalars and returns a lazy crossover array."
-    )
-    return f
-
-
-negative = _elementwise("negative", 1)
-absolute = abs = _elementwise("absolute", 1)
-sqrt = _elementwise("sqrt", 1)
-exp = _elementwise("exp", 1)
-log = _elementwise("log", 1)
-sin = _elementwise("sin", 1)
-cos = _elementwise("cos", 1)
-tan = _elementwise("tan", 1)
-tanh = _elementwise("tanh", 1)
-square = _elementwise("square", 1)
-floor = _elementwise("floor", 1)
-ceil = _elementwise("ceil", 1)
-logical_not = _elementwise("logical_not", 1)
-add = _elementwise("add", 2)
-subtract = _elementwise("subtract", 2)
-multiply = _elementwise("multiply", 2)
-divide = _elementwise("divide", 2)
-power = _elementwise("power", 2)
-minimum = _elementwise("minimum", 2)
-maximum = _elementwise("maximum", 2)
-less = _elementwise("less", 2)
-less_equal = _elementwise("less_equal", 2)
-greater = _elementwise("greater", 2)
-greater_equal = _elementwise("greater_equal", 2)
-equal = _elementwise("equal", 2)
-not_equal = _elementwise("not_equal", 2)
-logical_and = _elementwise("logical_and", 2)
-logical_or = _elementwise("logical_or", 2)
-positive = _elementwise("positive", 1)
-log1p = _elementwise("log1p", 1)
-expm1 = _elementwise("expm1", 1)
-log10 = _elementwise("log10", 1)
-log2 = _elementwise("log2", 1)
-exp2 = _elementwise("exp2", 1)
-arcsin = _elementwise("arcsin", 1)
-arccos = _elementwise("arccos", 1)
-arctan = _elementwise("arctan", 1)
-sinh = _elementwise("sinh", 1)
-cosh = _elementwise("cosh", 1)
-arcsinh = _elementwise("arcsinh", 1)
-arccosh = _elementwise("arccosh", 1)
-arctanh = _elementwise("arctanh", 1)
-arctan2 = _elementwise("arctan2", 2)
-hypot = _elementwise("hypot", 2)
+# The ufuncs are the extension's own functions (`xo.add is _crossover.add`):
+# no Python frame, the op resolved once, crossover arrays straight to the
+# engine's op, anything else through `_C.ufunc` (`src/ufunc.rs`).
+negative = _C.negative
+absolute = abs = _C.absolute
+sqrt = _C.sqrt
+exp = _C.exp
+log = _C.log
+sin = _C.sin
+cos = _C.cos
+tan = _C.tan
+tanh = _C.tanh
+square = _C.square
+floor = _C.floor
+ceil = _C.ceil
+logical_not = _C.logical_not
+add = _C.add
+subtract = _C.subtract
+multiply = _C.multiply
+divide = _C.divide
+power = _C.power
+minimum = _C.minimum
+maximum = _C.maximum
+less = _C.less
+less_equal = _C.less_equal
+greater = _C.greater
+greater_equal = _C.greater_equal
+equal = _C.equal
+not_equal = _C.not_equal
+logical_and = _C.logical_and
+logical_or = _C.logical_or
+positive = _C.positive
+log1p = _C.log1p
+expm1 = _C.expm1
+log10 = _C.log10
+log2 = _C.log2
+exp2 = _C.exp2
+arcsin = _C.arcsin
+arccos = _C.arccos
+arctan = _C.arctan
+sinh = _C.sinh
+cosh = _C.cosh
+arcsinh = _C.arcsinh
+arccosh = _C.arccosh
+arctanh = _C.arctanh
+arctan2 = _C.arctan2
+hypot = _C.hypot
 # NumPy 2's (and the Array API's) names for the same ufuncs.
 asin, acos, atan, asinh, acosh, atanh, atan2 = arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2
 true_divide = divide
 pow = power  # noqa: A001 - NumPy's name
-del _elementwise
 
 
 # ---- CuPy's names for code that moves between NumPy and CuPy ----------------

@@ -358,6 +358,27 @@ fn compare<T: PartialOrd>(op: BinaryOp, a: &[T], b: &[T]) -> R {
     )
 }
 
+/// `p / q` as NumPy divides complex numbers: Smith's algorithm (no
+/// overflow or underflow of |q|^2 where the quotient is representable), and
+/// by zero the complex infinity or NaN of `p / |0|` per part, where
+/// `num_complex`'s textbook formula gives NaN + NaN j for any `p / 0` and
+/// overflows past |q| = 1e154.
+fn divide(p: Complex64, q: Complex64) -> Complex64 {
+    let (qr, qi) = (q.re.abs(), q.im.abs());
+    if qr >= qi {
+        if qr == 0.0 && qi == 0.0 {
+            return Complex64::new(p.re / qr, p.im / qr);
+        }
+        let rat = q.im / q.re;
+        let scl = 1.0 / (q.re + q.im * rat);
+        Complex64::new((p.re + p.im * rat) * scl, (p.im - p.re * rat) * scl)
+    } else {
+        let rat = q.re / q.im;
+        let scl = 1.0 / (q.im + q.re * rat);
+        Complex64::new((p.re * rat + p.im) * scl, (p.im * rat - p.re) * scl)
+    }
+}
+
 fn binary(op: BinaryOp, x: &R, y: &R, d: DType) -> R {
     match (x, y) {
         (R::C(a), R::C(b)) => {
@@ -373,7 +394,7 @@ fn binary(op: BinaryOp, x: &R, y: &R, d: DType) -> R {
                 BinaryOp::Add => |p, q| p + q,
                 BinaryOp::Sub => |p, q| p - q,
                 BinaryOp::Mul => |p, q| p * q,
-                BinaryOp::Div => |p, q| p / q,
+                BinaryOp::Div => divide,
                 BinaryOp::Pow => |p, q| p.powc(q),
                 _ => unreachable!("{} of complex is rejected when recorded", op.name()),
             };
