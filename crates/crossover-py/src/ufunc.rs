@@ -114,8 +114,9 @@ fn unary_call(
     crate::functions::ufunc(py, name, &PyTuple::new(py, [x])?)
 }
 
-/// `crossover.<name>(x1, x2)` for a ufunc of two operands: two crossover
-/// arrays go straight to the engine's op (as their operator does); a Python
+/// `crossover.<name>(x1, x2)` for a ufunc of two operands: crossover arrays
+/// and Python scalars go straight to the engine's op (as an operator
+/// does); a Python
 /// complex scalar becomes a 0-d array of NEP 50's precision first
 /// (`crossover._complex_scalar`: the engine's scalars are real); anything
 /// else takes [`functions::ufunc`](crate::functions::ufunc).
@@ -126,12 +127,18 @@ fn binary_call(
     x1: &Bound<'_, PyAny>,
     x2: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    if let (Ok(a), Ok(b)) = (x1.cast::<PyArr>(), x2.cast::<PyArr>()) {
-        if let Some(UfuncOp::Binary(bop)) = resolved.get_or_init(py, || args::ufunc_op(name)) {
-            let ops = [
-                Operand::Array(a.get().inner()),
-                Operand::Array(b.get().inner()),
-            ];
+    // Crossover arrays and Python scalars (at least one array): the
+    // general path's steps for them, without its tuple and name look-up.
+    // (An operand it cannot read goes to the general path, which reports it.)
+    if let (Some(o1), Some(o2)) = (direct_operand(x1), direct_operand(x2)) {
+        let any_array = matches!(o1, Operand::Array(_)) || matches!(o2, Operand::Array(_));
+        if let (true, Some(UfuncOp::Binary(bop))) =
+            (any_array, resolved.get_or_init(py, || args::ufunc_op(name)))
+        {
+            let ops = [o1, o2];
+            if let Some(r) = args::huge_int_binary(py, *bop, Some(x1), Some(x2), &ops)? {
+                return wrap(py, r);
+            }
             let call = Call::Binary(*bop);
             if !numpy_dtype_missing(&call, &ops) {
                 return wrap(py, op(py, call, &ops)?);
@@ -145,6 +152,24 @@ fn binary_call(
         return crate::functions::ufunc(py, name, &PyTuple::new(py, [y1, y2])?);
     }
     crate::functions::ufunc(py, name, &PyTuple::new(py, [x1, x2])?)
+}
+
+/// A crossover array, or a Python float, int or bool (weak scalars, NEP
+/// 50), as [`args::operand`] reads them; `None` for anything else or what
+/// it cannot read.
+fn direct_operand(x: &Bound<'_, PyAny>) -> Option<Operand> {
+    use pyo3::types::{PyBool, PyFloat, PyInt};
+    if let Ok(a) = x.cast::<PyArr>() {
+        return Some(Operand::Array(a.get().inner()));
+    }
+    let scalar = x.is_exact_instance_of::<PyFloat>()
+        || x.is_exact_instance_of::<PyInt>()
+        || x.is_exact_instance_of::<PyBool>();
+    if scalar {
+        args::operand(x, Intake::Volatile).ok().flatten()
+    } else {
+        None
+    }
 }
 
 /// One Python function per ufunc of one operand (`crossover.sin`...), and
