@@ -92,6 +92,11 @@ fn int_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
     })
 }
 
+/// Whether `obj` is a plain `numpy.ndarray` (not a subclass).
+pub fn is_exact_ndarray(obj: &Bound<'_, PyAny>) -> bool {
+    numpy_type(obj.py(), &NP_NDARRAY, "ndarray").is_ok_and(|t| obj.get_type().is(t))
+}
+
 /// Whether a binary operator should leave `obj` to its own implementation
 /// (return `NotImplemented`): NumPy subclasses that outrank crossover's
 /// `__array_priority__` (masked arrays, 15), whose meaning a plain

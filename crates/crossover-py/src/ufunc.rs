@@ -86,8 +86,8 @@ fn numpy_dtype_missing(call: &Call, ops: &[Operand]) -> bool {
     }
 }
 
-/// `crossover.<name>(x)` for a ufunc of one operand: a crossover array goes
-/// straight to the engine's op, resolved once per function (through
+/// `crossover.<name>(x)` for a ufunc of one operand: a crossover or plain
+/// NumPy array goes straight to the engine's op, resolved once per function (through
 /// [`functions::ufunc`](crate::functions::ufunc), the name matched on every
 /// call and a tuple of operands built, a 1,000-point call took 0.12 us
 /// longer); anything else takes that general path, with its answers.
@@ -97,8 +97,7 @@ fn unary_call(
     resolved: &PyOnceLock<Option<UfuncOp>>,
     x: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    if let Ok(a) = x.cast::<PyArr>() {
-        let a = a.get().inner();
+    if let Some(Operand::Array(a)) = direct_operand(x) {
         match resolved.get_or_init(py, || args::ufunc_op(name)) {
             Some(UfuncOp::Identity) => return wrap(py, a),
             Some(UfuncOp::Unary(u)) => {
@@ -114,9 +113,9 @@ fn unary_call(
     crate::functions::ufunc(py, name, &PyTuple::new(py, [x])?)
 }
 
-/// `crossover.<name>(x1, x2)` for a ufunc of two operands: crossover arrays
-/// and Python scalars go straight to the engine's op (as an operator
-/// does); a Python
+/// `crossover.<name>(x1, x2)` for a ufunc of two operands: crossover and
+/// plain NumPy arrays and Python scalars go straight to the engine's op (as
+/// an operator does); a Python
 /// complex scalar becomes a 0-d array of NEP 50's precision first
 /// (`crossover._complex_scalar`: the engine's scalars are real); anything
 /// else takes [`functions::ufunc`](crate::functions::ufunc).
@@ -154,18 +153,20 @@ fn binary_call(
     crate::functions::ufunc(py, name, &PyTuple::new(py, [x1, x2])?)
 }
 
-/// A crossover array, or a Python float, int or bool (weak scalars, NEP
-/// 50), as [`args::operand`] reads them; `None` for anything else or what
-/// it cannot read.
+/// A crossover array, a plain NumPy array (read in place, as the general
+/// path reads it), or a Python float, int or bool (weak scalars, NEP 50),
+/// as [`args::operand`] reads them; `None` for anything else or what it
+/// cannot read.
 fn direct_operand(x: &Bound<'_, PyAny>) -> Option<Operand> {
     use pyo3::types::{PyBool, PyFloat, PyInt};
     if let Ok(a) = x.cast::<PyArr>() {
         return Some(Operand::Array(a.get().inner()));
     }
-    let scalar = x.is_exact_instance_of::<PyFloat>()
+    let plain = x.is_exact_instance_of::<PyFloat>()
         || x.is_exact_instance_of::<PyInt>()
-        || x.is_exact_instance_of::<PyBool>();
-    if scalar {
+        || x.is_exact_instance_of::<PyBool>()
+        || args::is_exact_ndarray(x);
+    if plain {
         args::operand(x, Intake::Volatile).ok().flatten()
     } else {
         None

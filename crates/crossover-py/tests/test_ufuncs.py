@@ -684,7 +684,9 @@ def test_binary_module_functions_match_the_general_ufunc_path(name, rng):
         for k2 in arrays + scalars:
             a, b = k1(base), k2(other)
             xb = b if np.isscalar(b) else xo.asarray(b)
-            for x1, x2, n1, n2 in ((xo.asarray(a), xb, a, b), (xb, xo.asarray(a), b, a)):
+            pairs = [(xo.asarray(a), xb, a, b), (xb, xo.asarray(a), b, a),
+                     (a, xb, a, b)]  # a NumPy array straight in
+            for x1, x2, n1, n2 in pairs:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     try:
