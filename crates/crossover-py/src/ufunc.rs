@@ -87,10 +87,11 @@ fn numpy_dtype_missing(call: &Call, ops: &[Operand]) -> bool {
 }
 
 /// `crossover.<name>(x)` for a ufunc of one operand: a crossover or plain
-/// NumPy array goes straight to the engine's op, resolved once per function (through
-/// [`functions::ufunc`](crate::functions::ufunc), the name matched on every
-/// call and a tuple of operands built, a 1,000-point call took 0.12 us
-/// longer); anything else takes that general path, with its answers.
+/// NumPy array goes straight to the engine's op, resolved once per
+/// function (through [`functions::ufunc`](crate::functions::ufunc), the
+/// name matched on every call and a tuple of operands built, a 1,000-point
+/// call took 0.12 us longer); anything else takes that general path, with
+/// its answers.
 fn unary_call(
     py: Python<'_>,
     name: &'static str,
@@ -115,10 +116,10 @@ fn unary_call(
 
 /// `crossover.<name>(x1, x2)` for a ufunc of two operands: crossover and
 /// plain NumPy arrays and Python scalars go straight to the engine's op (as
-/// an operator does); a Python
-/// complex scalar becomes a 0-d array of NEP 50's precision first
-/// (`crossover._complex_scalar`: the engine's scalars are real); anything
-/// else takes [`functions::ufunc`](crate::functions::ufunc).
+/// an operator does); a Python complex scalar becomes a 0-d array of NEP
+/// 50's precision first (`crossover._complex_scalar`: the engine's scalars
+/// are real); anything else takes
+/// [`functions::ufunc`](crate::functions::ufunc).
 fn binary_call(
     py: Python<'_>,
     name: &'static str,
@@ -126,7 +127,7 @@ fn binary_call(
     x1: &Bound<'_, PyAny>,
     x2: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    // Crossover arrays and Python scalars (at least one array): the
+    // Arrays and Python scalars (at least one array): the
     // general path's steps for them, without its tuple and name look-up.
     // (An operand it cannot read goes to the general path, which reports it.)
     if let (Some(o1), Some(o2)) = (direct_operand(x1), direct_operand(x2)) {
@@ -173,118 +174,105 @@ fn direct_operand(x: &Bound<'_, PyAny>) -> Option<Operand> {
     }
 }
 
-/// One Python function per ufunc of one operand (`crossover.sin`...), and
-/// [`add_unary`] to register them.
-macro_rules! unary_ufuncs {
-    ($($name:ident),* $(,)?) => {
-        /// The ufuncs of one operand as module functions.
-        pub mod unary {
+/// One Python function of `$args`: `$call` with its name and its op,
+/// resolved once.
+macro_rules! ufunc_function {
+    ($call:ident, $name:ident, ($($arg:ident),+)) => {
+        #[doc = concat!(
+            "Elementwise ``", stringify!($name), "`` in crossover (like ``numpy.",
+            stringify!($name), "``); takes crossover arrays, NumPy arrays or ",
+            "scalars and returns a lazy crossover array."
+        )]
+        #[pyfunction]
+        #[pyo3(signature = ($($arg),+, /))]
+        pub fn $name(py: Python<'_>, $($arg: &Bound<'_, PyAny>),+) -> PyResult<Py<PyAny>> {
+            static OP: PyOnceLock<Option<super::UfuncOp>> = PyOnceLock::new();
+            super::$call(py, stringify!($name), &OP, $($arg),+)
+        }
+    };
+}
+
+/// The Python functions of the ufuncs `$names` of `$args` in the module
+/// `$module` (`crossover.sin`, `crossover.add`...), and `$add` to register
+/// them.
+macro_rules! ufunc_functions {
+    ($module:ident, $add:ident, $call:ident, $takes:literal, $args:tt,
+     [$($name:ident),* $(,)?]) => {
+        #[doc = concat!("The ufuncs of ", $takes, " as module functions.")]
+        pub mod $module {
             use pyo3::prelude::*;
             use pyo3::sync::PyOnceLock;
-            $(
-                #[doc = concat!(
-                    "Elementwise ``", stringify!($name), "`` in crossover (like ``numpy.",
-                    stringify!($name), "``); takes a crossover array, a NumPy array or a ",
-                    "scalar and returns a lazy crossover array."
-                )]
-                #[pyfunction]
-                #[pyo3(signature = (x, /))]
-                pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    static OP: PyOnceLock<Option<super::UfuncOp>> = PyOnceLock::new();
-                    super::unary_call(py, stringify!($name), &OP, x)
-                }
-            )*
+            $( ufunc_function!($call, $name, $args); )*
         }
 
-        /// Adds the functions of [`unary`] to the module.
-        pub fn add_unary(m: &Bound<'_, PyModule>) -> PyResult<()> {
-            $( m.add_function(wrap_pyfunction!(unary::$name, m)?)?; )*
+        #[doc = concat!("Adds the functions of [`", stringify!($module), "`] to the module.")]
+        pub fn $add(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $( m.add_function(wrap_pyfunction!($module::$name, m)?)?; )*
             Ok(())
         }
     };
 }
 
-/// One Python function per ufunc of two operands (`crossover.add`...), and
-/// [`add_binary`] to register them.
-macro_rules! binary_ufuncs {
-    ($($name:ident),* $(,)?) => {
-        /// The ufuncs of two operands as module functions.
-        pub mod binary {
-            use pyo3::prelude::*;
-            use pyo3::sync::PyOnceLock;
-            $(
-                #[doc = concat!(
-                    "Elementwise ``", stringify!($name), "`` in crossover (like ``numpy.",
-                    stringify!($name), "``); takes crossover arrays, NumPy arrays or ",
-                    "scalars and returns a lazy crossover array."
-                )]
-                #[pyfunction]
-                #[pyo3(signature = (x1, x2, /))]
-                pub fn $name(
-                    py: Python<'_>,
-                    x1: &Bound<'_, PyAny>,
-                    x2: &Bound<'_, PyAny>,
-                ) -> PyResult<Py<PyAny>> {
-                    static OP: PyOnceLock<Option<super::UfuncOp>> = PyOnceLock::new();
-                    super::binary_call(py, stringify!($name), &OP, x1, x2)
-                }
-            )*
-        }
-
-        /// Adds the functions of [`binary`] to the module.
-        pub fn add_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
-            $( m.add_function(wrap_pyfunction!(binary::$name, m)?)?; )*
-            Ok(())
-        }
-    };
-}
-
-binary_ufuncs!(
-    add,
-    subtract,
-    multiply,
-    divide,
-    power,
-    minimum,
-    maximum,
-    less,
-    less_equal,
-    greater,
-    greater_equal,
-    equal,
-    not_equal,
-    logical_and,
-    logical_or,
-    arctan2,
-    hypot,
+ufunc_functions!(
+    binary,
+    add_binary,
+    binary_call,
+    "two operands",
+    (x1, x2),
+    [
+        add,
+        subtract,
+        multiply,
+        divide,
+        power,
+        minimum,
+        maximum,
+        less,
+        less_equal,
+        greater,
+        greater_equal,
+        equal,
+        not_equal,
+        logical_and,
+        logical_or,
+        arctan2,
+        hypot,
+    ]
 );
 
-unary_ufuncs!(
-    negative,
-    positive,
-    absolute,
-    sqrt,
-    exp,
-    log,
-    sin,
-    cos,
-    tan,
-    tanh,
-    square,
-    floor,
-    ceil,
-    logical_not,
-    log1p,
-    expm1,
-    log10,
-    log2,
-    exp2,
-    arcsin,
-    arccos,
-    arctan,
-    sinh,
-    cosh,
-    arcsinh,
-    arccosh,
-    arctanh,
+ufunc_functions!(
+    unary,
+    add_unary,
+    unary_call,
+    "one operand",
+    (x),
+    [
+        negative,
+        positive,
+        absolute,
+        sqrt,
+        exp,
+        log,
+        sin,
+        cos,
+        tan,
+        tanh,
+        square,
+        floor,
+        ceil,
+        logical_not,
+        log1p,
+        expm1,
+        log10,
+        log2,
+        exp2,
+        arcsin,
+        arccos,
+        arctan,
+        sinh,
+        cosh,
+        arcsinh,
+        arccosh,
+        arctanh,
+    ]
 );
