@@ -9,7 +9,7 @@
 //! asked to stop (its kernels check between chunks), the helper returns, and
 //! the handler's exception propagates. Shorter evaluations (and those on
 //! other threads, where Python never delivers signals) run on the calling
-//! thread: the helper's start and hand-back cost about 0.1 ms.
+//! thread: the hand-over to the helper costs tens of microseconds.
 
 use crate::errors;
 use crossover::{Array, Value};
@@ -22,10 +22,12 @@ use std::time::Duration;
 /// Evaluations with more pending elements than this run on a helper thread
 /// while the main thread handles signals: tens of milliseconds of the
 /// lightest work and more, where Ctrl-C matters. Below it they run on the
-/// calling thread: the helper's start and the hand-back cost about 0.1 ms a
-/// call (`np.asarray(xa * xb)` on 2M float32 elements took 0.55 ms on one
-/// thread against NumPy's 0.4 with it, the same loop inline as fast as
-/// NumPy's).
+/// calling thread: the hand-over costs tens of microseconds a call (15-50
+/// us measured for the conditional sum over 8M float32 points, against
+/// about 190 when a thread was spawned per call; `np.asarray(xa * xb)` on
+/// 2M float32 elements took 0.55 ms that way against NumPy's 0.4, the same
+/// loop inline as fast as NumPy's). Pending elements count every pending
+/// node's: five fused ops over 8M points count 40M.
 const INTERRUPTIBLE_POINTS: usize = 1 << 25;
 
 /// The same for work with a library call (matmul, a solver, an FFT), whose
@@ -140,33 +142,104 @@ fn on_main_thread(py: Python<'_>) -> bool {
     main.is_ok_and(|m| *m == me)
 }
 
-/// Evaluates on a helper thread while this (main) thread handles signals.
+/// An evaluation handed to the helper thread, and where its result goes.
+struct Job {
+    arrays: Vec<Array>,
+    /// The caller's `with crossover.device(...)` scope: a thread's own, so
+    /// the helper takes it on for the job.
+    policy: Option<crossover::Policy>,
+    done: mpsc::Sender<crossover::Result<()>>,
+}
+
+impl Job {
+    /// Evaluates under the caller's scope; a panic that escapes the engine
+    /// becomes an error and leaves the thread alive.
+    fn run(self) {
+        let depth = self.policy.map(crossover::engine::push_thread_policy);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Array::eval_all(&self.arrays)
+        }))
+        .unwrap_or_else(|_| {
+            Err(crossover::Error::Internal {
+                op: "python binding",
+                msg: "the evaluation thread panicked".into(),
+            })
+        });
+        if let Some(depth) = depth {
+            crossover::engine::pop_thread_policies(depth);
+        }
+        let _ = self.done.send(r);
+    }
+}
+
+/// The helper thread of long evaluations, and the process that started it
+/// (a forked child has the sender but not the thread).
+static HELPER: std::sync::Mutex<Option<(u32, mpsc::Sender<Job>)>> = std::sync::Mutex::new(None);
+
+/// Sends `job` to the helper thread, starting one if this process has
+/// none. One thread for the process, kept between calls: a thread spawned
+/// per evaluation started with a cold allocator heap and cold kernel
+/// scratch, and faulted them in on every call (the conditional sum over
+/// 16.8M float32 took 4.74 ms that way against 4.01 evaluated by the
+/// caller, one engine thread).
+fn send_to_helper(job: Job) -> crossover::Result<()> {
+    let mut helper = HELPER.lock().unwrap_or_else(|p| p.into_inner());
+    let pid = std::process::id();
+    let job = match helper.as_ref().filter(|(owner, _)| *owner == pid) {
+        Some((_, tx)) => match tx.send(job) {
+            Ok(()) => return Ok(()),
+            Err(mpsc::SendError(job)) => job, // the thread is gone: start another
+        },
+        None => job,
+    };
+    let (tx, rx) = mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("crossover-eval".into())
+        .spawn(move || rx.into_iter().for_each(Job::run))
+        .map_err(|e| crossover::Error::Internal {
+            op: "python binding",
+            msg: format!("cannot start the evaluation thread: {e}"),
+        })?;
+    tx.send(job).map_err(|_| crossover::Error::Internal {
+        op: "python binding",
+        msg: "the evaluation thread ended at start".into(),
+    })?;
+    *helper = Some((pid, tx));
+    Ok(())
+}
+
+/// Evaluates on the helper thread while this (main) thread handles signals.
 fn interruptible(py: Python<'_>, arrays: &[Array]) -> PyResult<()> {
     let outcome: Result<crossover::Result<()>, PyErr> = py.detach(|| {
-        std::thread::scope(|s| {
-            let (tx, rx) = mpsc::channel();
-            let worker = s.spawn(move || {
-                // The engine turns panics into errors itself.
-                let r = Array::eval_all(arrays);
-                let _ = tx.send(());
-                r
-            });
-            // Until the helper finishes (or is gone: its result decides).
-            while let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(POLL) {
-                if let Err(e) = Python::attach(|py| py.check_signals()) {
-                    crossover::interrupt::request();
-                    let _ = worker.join();
-                    crossover::interrupt::clear();
-                    return Err(e);
-                }
+        let (done, rx) = mpsc::channel();
+        if let Err(e) = send_to_helper(Job {
+            arrays: arrays.to_vec(),
+            policy: crossover::engine::thread_policy(),
+            done,
+        }) {
+            return Ok(Err(e));
+        }
+        let lost = || {
+            Err(crossover::Error::Internal {
+                op: "python binding",
+                msg: "the evaluation thread ended without a result".into(),
+            })
+        };
+        // Until the helper answers.
+        loop {
+            match rx.recv_timeout(POLL) {
+                Ok(r) => return Ok(r),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(lost()),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
-            Ok(worker.join().unwrap_or_else(|_| {
-                Err(crossover::Error::Internal {
-                    op: "python binding",
-                    msg: "the evaluation thread panicked".into(),
-                })
-            }))
-        })
+            if let Err(e) = Python::attach(|py| py.check_signals()) {
+                // Stop the engine and wait for the helper to finish.
+                crossover::interrupt::request();
+                let _ = rx.recv();
+                crossover::interrupt::clear();
+                return Err(e);
+            }
+        }
     });
     outcome?.map_err(|e| errors::to_py(py, e))
 }

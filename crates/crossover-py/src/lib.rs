@@ -11,6 +11,7 @@ mod compute;
 mod convert;
 mod device;
 mod display;
+mod engine_kernel;
 mod errors;
 mod evaluate;
 mod exchange;
@@ -42,6 +43,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<library::PyCsr>()?;
     m.add_class::<tape::Tape>()?;
     m.add_class::<stream::PyStreamTriad>()?;
+    m.add_class::<engine_kernel::PyEngineKernel>()?;
     m.add("__version__", crossover::VERSION)?;
     ufunc::add_unary(m)?;
     ufunc::add_binary(m)?;

@@ -30,7 +30,7 @@ def test_every_kernel_has_checked_rows_beside_numpy_and_the_triad(report):
     assert status == 0, [r for r in rep["rows"] if not r["ok"]]
     got = {(r["workload"], r["variant"], r["system"]) for r in rep["rows"]}
     assert got == {(k, d, s) for k in memory.KERNELS for d in ("float32", "float64")
-                   for s in ("crossover", "numpy")}
+                   for s in ("crossover", "engine", "numpy")}
     rows, cols = memory.matrix_shape(ELEMENTS)
     for r in rep["rows"]:
         k = memory.KERNELS[r["workload"]]
@@ -44,6 +44,7 @@ def test_every_kernel_has_checked_rows_beside_numpy_and_the_triad(report):
         if r["system"] == "crossover":
             assert r["target_met"] == (r["of_triad"] >= memory.TARGET)
             assert "err" in r["check"]
+            assert r["python_over_engine"] > 0
     assert rep["machine"]["triad_elements"] == 70001
     text = memory.markdown(rep)
     for k in memory.KERNELS:
@@ -90,6 +91,44 @@ def test_a_wrong_crossover_result_fails_its_check():
     bad = memory.run_kernel(k, [a], [xo.asarray(a) * np.float32(1 + 1e-5)], triad,
                             memory.QUICK, "float32")
     assert not [r for r in bad if r["system"] == "crossover"][0]["ok"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_engine_kernels_compute_what_the_python_path_computes(dtype):
+    # The Rust API's graph of each kernel (`EngineKernel.graph()`) against
+    # the harness's Python call on the same arrays: the same engine ops, so
+    # the same values; and both near the float64 reference.
+    rng = np.random.default_rng(3)
+    flat = [(0.5 + rng.random(ELEMENTS)).astype(dtype) for _ in range(3)]
+    shape = memory.matrix_shape(ELEMENTS)
+    tol = memory.TOL[dtype]
+    for k in memory.KERNELS.values():
+        host = [f.reshape(shape) if k.matrix else f for f in flat[: k.inputs]]
+        xs = [xo.asarray(h) for h in host]
+        engine = _C.EngineKernel(k.name, xs)
+        got = np.asarray(engine.graph())
+        python = np.asarray(k.call(*(xs + [None, None])[:3]))
+        want = np.asarray(k.call(*([h.astype(np.float64) for h in host] + [None, None])[:3]))
+        assert got.shape == want.shape, k.name
+        np.testing.assert_allclose(got, python, rtol=tol, atol=0, err_msg=k.name)
+        assert memory._error(got, want) <= 4 * tol, k.name
+        engine.run()  # computes (nothing to read back) without error
+
+
+def test_an_engine_kernel_refuses_unknown_names_and_wrong_arity():
+    x = xo.asarray(np.arange(1.0, 7.0))
+    for name in ("median", "sum(axis=x)", "sum(axis=0", "a*b - c", ""):
+        with pytest.raises(ValueError, match="unknown kernel"):
+            _C.EngineKernel(name, [x])
+    with pytest.raises(ValueError, match="takes 3 arrays, got 1"):
+        _C.EngineKernel("a*b + c", [x])
+    with pytest.raises(ValueError, match="takes 1 arrays, got 2"):
+        _C.EngineKernel("sum", [x, x])
+    with pytest.raises(TypeError):
+        _C.EngineKernel("sum", [np.arange(3.0)])  # NumPy arrays: convert first
+    # An axis beyond the array's dimensions is the engine's error at run().
+    with pytest.raises(Exception, match="axis"):
+        _C.EngineKernel("sum(axis=1)", [x]).run()
 
 
 def test_the_triad_checks_its_result_and_refuses_bad_sizes():

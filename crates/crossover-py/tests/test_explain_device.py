@@ -6,7 +6,7 @@ import pytest
 import numpy as np
 
 import crossover as xo
-from conftest import nonzero
+from conftest import check, nonzero
 
 
 def test_explain_array_before_and_after_run(rng):
@@ -63,6 +63,25 @@ def test_device_context_and_policy(rng):
     np.testing.assert_allclose((xo.asarray(np.ones(3)) * 2).numpy(), 2)
     with pytest.raises(ValueError):
         xo.set_device("tpu")
+
+
+def test_a_device_scope_reaches_long_evaluations(rng):
+    # Long work from the main thread (over 2^25 pending points) runs on the
+    # evaluation thread while the main thread handles Ctrl-C. A
+    # `with xo.device(...)` scope belongs to the thread that opened it: the
+    # evaluation thread must take it on (it ran such work under the
+    # process-wide policy instead).
+    a = nonzero(rng, 1 << 24, np.float32)
+    x = xo.asarray(a)
+    devices = ["cpu", "gpu"] if "gpu" in xo.info()["devices"] else ["cpu"]
+    for outer in devices:
+        for inner in devices:
+            xo.set_device(outer)
+            with xo.device(inner):
+                y = x * 2 + 1 - x  # three pending ops of 2^24 points each
+                got = np.asarray(y)
+            assert y.device == inner, (outer, inner)
+            check(got, a.astype(np.float64) + 1, "exact", np.float32)
 
 
 def test_info():

@@ -113,6 +113,9 @@ def test_ctrl_c_stops_a_long_computation():
         "except KeyboardInterrupt:\n"
         "    print('interrupted', flush=True)\n"
         "print(float(xo.ones(10**6).sum()), flush=True)\n"
+        # Long enough for the evaluation thread again: it serves the next
+        # call after an interrupted one.
+        "print(float(xo.broadcast_to(xo.ones(1), (2**26,)).sum()), flush=True)\n"
     )
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True,
@@ -126,7 +129,36 @@ def test_ctrl_c_stops_a_long_computation():
     finally:
         p.kill()
     assert p.returncode == 0, err
-    assert out.split() == ["interrupted", "1000000.0"], (out, err)
+    assert out.split() == ["interrupted", "1000000.0", "67108864.0"], (out, err)
+
+
+def test_long_evaluations_work_in_a_forked_child():
+    # Long evaluations from the main thread run on one evaluation thread
+    # kept for the process; a child forked after it started has the
+    # thread's handle but not the thread, and must start its own.
+    script = (
+        "import multiprocessing as mp, numpy as np, crossover as xo\n"
+        "x = xo.asarray(np.arange(2**24, dtype=np.float64) % 7)\n"
+        "def long_sum():\n"
+        "    # 5 pending ops of 2**24 points: past the hand-over threshold\n"
+        "    return float(xo.where(x > 3, x * x, -x).sum())\n"
+        "def child(q):\n"
+        "    q.put(long_sum())\n"
+        "if __name__ == '__main__':\n"
+        "    print(long_sum(), flush=True)\n"
+        "    ctx = mp.get_context('fork')\n"
+        "    q = ctx.Queue()\n"
+        "    p = ctx.Process(target=child, args=(q,))\n"
+        "    p.start()\n"
+        "    print(q.get(timeout=60), flush=True)\n"
+        "    p.join(60)\n"
+        "    print(p.exitcode, flush=True)\n"
+    )
+    r = run_python(script, timeout=120)
+    assert r.returncode == 0, r.stderr
+    x = np.arange(2**24, dtype=np.float64) % 7
+    want = float(np.where(x > 3, x * x, -x).sum())
+    assert r.stdout.split() == [repr(want), repr(want), "0"], (r.stdout, r.stderr)
 
 
 @pytest.mark.parametrize("value,why", [
