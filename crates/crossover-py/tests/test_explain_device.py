@@ -1,6 +1,8 @@
 """explain, device policy and info."""
 
 import os
+import signal
+import time
 
 import pytest
 import numpy as np
@@ -82,6 +84,60 @@ def test_a_device_scope_reaches_long_evaluations(rng):
                 got = np.asarray(y)
             assert y.device == inner, (outer, inner)
             check(got, a.astype(np.float64) + 1, "exact", np.float32)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_runs_all_work_after_the_parent_used_its_threads(rng):
+    # The engine's threads do not survive fork. A child that handed them
+    # work waited forever: a parallel matmul, solve or FFT every time, a
+    # fused kernel now and then (a worker holding one of rayon's locks at
+    # the fork). A child computes on its calling thread, and says so.
+    import scipy.sparse
+
+    a = nonzero(rng, (512, 512), np.float64)
+    s = scipy.sparse.random(512, 512, density=0.02, random_state=7, format="csr")
+    x = xo.asarray(a)
+    xs = xo.sparse.csr_matrix((s.data, s.indices, s.indptr), shape=s.shape)
+    spd = a + 512 * np.eye(512)
+    work = {
+        "matmul": (lambda: x @ x, lambda: a @ a),
+        "solve": (lambda: xo.linalg.solve(xo.asarray(spd), x[:, 0]),
+                  lambda: np.linalg.solve(spd, a[:, 0])),
+        "fft2": (lambda: xo.fft.fft2(x), lambda: np.fft.fft2(a)),
+        "cumsum": (lambda: xo.cumsum(x, axis=0), lambda: np.cumsum(a, axis=0)),
+        "sparse @ dense": (lambda: xs @ x, lambda: s @ a),
+        "fused": (lambda: x * 2 + xo.sin(x), lambda: a * 2 + np.sin(a)),
+    }
+    for mine, _ in work.values():  # the parent's threads run all of it
+        np.asarray(mine())
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, never return into pytest
+        code = 1
+        try:
+            os.close(r)
+            lines = [f"threads {xo.info()['threads']}"]
+            for name, (mine, numpy) in work.items():
+                got = np.asarray(mine())
+                lines.append(f"{name}: {np.allclose(got, numpy(), rtol=1e-9, atol=1e-9)}")
+            os.write(w, "\n".join(lines).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(r)
+            pytest.fail("the forked child did not finish in 60 s")
+        time.sleep(0.01)
+    with os.fdopen(r) as f:
+        report = f.read()
+    status = done[1]
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, report
+    assert report.split("\n") == ["threads 1"] + [f"{name}: True" for name in work], report
 
 
 def test_info():

@@ -125,7 +125,7 @@ impl Scan {
         // A small scan stays on the calling thread: handing it to the pool
         // cost about 15 us, four times NumPy's whole `cumsum` of 1,000.
         let total: usize = self.shape.iter().product();
-        let parallel = total as f64 >= crate::cpu::parallel_min_work();
+        let parallel = total as f64 >= crate::cpu::parallel_min_work() && crate::cpu::threads() > 1;
         let run = || match self.dtype {
             DType::F32 => self.run::<f32>(x, parallel),
             DType::F64 => self.run::<f64>(x, parallel),

@@ -46,6 +46,7 @@ use interp::{with_type, Bound, Data, Prepared, Scratch, CHUNK};
 use num::Pod;
 pub use regs::wrap_i64;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 pub(crate) use tasks::{for_each_task, map_tasks};
 
@@ -103,15 +104,37 @@ pub fn set_parallel_min_work(work: Option<f64>) {
 
 static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
 
+/// Set in a process forked after the pool started. The pool's threads do
+/// not survive a fork, and one of them may have held a lock of rayon's at
+/// that moment: a child that handed the pool work waited forever (any
+/// parallel matmul, solve or FFT, every time; a fused kernel about once in
+/// 300 forks). Such a child computes on its calling thread alone.
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn mark_forked() {
+    FORKED.store(true, Ordering::Relaxed);
+}
+
 /// Threads the engine uses: `CROSSOVER_NUM_THREADS` (validated and capped,
-/// see [`crate::env::num_threads`]), else all cores.
+/// see [`crate::env::num_threads`]), else all cores; 1 in a process forked
+/// after the engine's threads started (see [`pool`]).
 pub fn threads() -> usize {
+    if FORKED.load(Ordering::Relaxed) {
+        return 1;
+    }
     pool().current_num_threads()
 }
 
-/// The engine's thread pool (created on first use).
+/// The engine's thread pool (created on first use). Callers hand it work
+/// only when [`threads`] is above 1: a forked child has the pool without
+/// its threads.
 pub fn pool() -> &'static rayon::ThreadPool {
     POOL.get_or_init(|| {
+        // SAFETY: the child handler only stores to an atomic, which is
+        // async-signal-safe as a handler run after fork must be.
+        unsafe {
+            libc::pthread_atfork(None, None, Some(mark_forked));
+        }
         let n = crate::env::num_threads();
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)

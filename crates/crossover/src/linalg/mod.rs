@@ -207,7 +207,8 @@ pub(crate) fn parallel_min_flops() -> f64 {
 
 /// Runs a faer (or other library) call, turning a panic into
 /// [`Error::Internal`]: on the engine's pool with the engine's parallelism
-/// when `parallel`, else on the calling thread with [`Par::Seq`] (handing a
+/// when `parallel` and the engine has more than one thread, else on the
+/// calling thread with [`Par::Seq`] (handing a
 /// call to the pool and waiting for it costs about 15 us here, more than a
 /// 32x32 solve or a 256-point FFT takes). `f` must not use rayon when
 /// given [`Par::Seq`]: outside the pool that would wake rayon's global one.
@@ -216,7 +217,7 @@ pub(crate) fn run_library<R: Send>(
     parallel: bool,
     f: impl FnOnce(Par) -> Result<R> + Send,
 ) -> Result<R> {
-    if !parallel {
+    if !parallel || crate::cpu::threads() == 1 {
         return catch_panic(op, || f(Par::Seq));
     }
     static GLOBAL: Once = Once::new();

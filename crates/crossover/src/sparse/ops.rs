@@ -334,7 +334,13 @@ impl SpMM {
                 }
             }
         };
-        if k > 0 {
+        if k > 0 && crate::cpu::threads() == 1 {
+            // One thread (or a forked child): no rayon, whose global pool
+            // `par_chunks_mut` outside the engine's would wake.
+            for (i, o) in out.chunks_mut(k).enumerate() {
+                row(i, o);
+            }
+        } else if k > 0 {
             out.par_chunks_mut(rows_per_task * k)
                 .enumerate()
                 .for_each(|(t, chunk)| {
