@@ -86,6 +86,67 @@ def test_a_device_scope_reaches_long_evaluations(rng):
             check(got, a.astype(np.float64) + 1, "exact", np.float32)
 
 
+def test_info():
+    i = xo.info()
+    assert i["version"] == xo.__version__
+    assert i["threads"] >= 1 and i["simd"] and i["devices"][0] == "cpu"
+    assert isinstance(i["gpu"], str) and i["gpu"]  # the GPU's name, or why none
+    assert "sin" in i["ufuncs"] and i["numpy"] == np.__version__
+
+
+def report_of_forked_child(body, timeout=60.0):
+    """Runs ``body()`` in a forked child and returns the text it returns;
+    fails the test if the child raises or is still running after
+    ``timeout`` seconds (it is then killed, not left behind)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, never return into pytest
+        code = 1
+        try:
+            os.close(r)
+            os.write(w, body().encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    deadline = time.monotonic() + timeout
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(r)
+            pytest.fail(f"the forked child did not finish in {timeout:g} s")
+        time.sleep(0.01)
+    with os.fdopen(r) as f:
+        report = f.read()
+    status = done[1]
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, report
+    return report
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_computes_on_the_cpu(rng):
+    # Dask and multiprocessing fork workers: a GPU context does not survive
+    # fork, so the child must plan on its CPU and still be right.
+    a = nonzero(rng, 10_000, np.float64)
+    want = a * 2 + np.sin(a)
+    e = xo.explain(lambda x: x * 2 + np.sin(x), a)  # the parent uses its device
+    parent_device = e.kernels[0]["device"]
+
+    def child():
+        ec = xo.explain(lambda x: x * 2 + np.sin(x), a)
+        got = np.asarray((xo.asarray(a) * 2 + np.sin(xo.asarray(a))).numpy())
+        ok = np.allclose(got, want, rtol=1e-13, atol=1e-15)
+        return f"{ec.kernels[0]['device']} {ok}\n{ec}"
+
+    report = report_of_forked_child(child)
+    device, ok = report.split("\n")[0].split()
+    assert ok == "True", report
+    assert device == "cpu", report
+    if parent_device == "gpu":
+        assert "forked child" in report, report
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
 def test_a_forked_child_runs_all_work_after_the_parent_used_its_threads(rng):
     # The engine's threads do not survive fork. A child that handed them
@@ -110,72 +171,13 @@ def test_a_forked_child_runs_all_work_after_the_parent_used_its_threads(rng):
     }
     for mine, _ in work.values():  # the parent's threads run all of it
         np.asarray(mine())
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report, never return into pytest
-        code = 1
-        try:
-            os.close(r)
-            lines = [f"threads {xo.info()['threads']}"]
-            for name, (mine, numpy) in work.items():
-                got = np.asarray(mine())
-                lines.append(f"{name}: {np.allclose(got, numpy(), rtol=1e-9, atol=1e-9)}")
-            os.write(w, "\n".join(lines).encode())
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(w)
-    deadline = time.monotonic() + 60
-    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            os.close(r)
-            pytest.fail("the forked child did not finish in 60 s")
-        time.sleep(0.01)
-    with os.fdopen(r) as f:
-        report = f.read()
-    status = done[1]
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, report
+
+    def child():
+        lines = [f"threads {xo.info()['threads']}"]
+        for name, (mine, numpy) in work.items():
+            got = np.asarray(mine())
+            lines.append(f"{name}: {np.allclose(got, numpy(), rtol=1e-9, atol=1e-9)}")
+        return "\n".join(lines)
+
+    report = report_of_forked_child(child)
     assert report.split("\n") == ["threads 1"] + [f"{name}: True" for name in work], report
-
-
-def test_info():
-    i = xo.info()
-    assert i["version"] == xo.__version__
-    assert i["threads"] >= 1 and i["simd"] and i["devices"][0] == "cpu"
-    assert isinstance(i["gpu"], str) and i["gpu"]  # the GPU's name, or why none
-    assert "sin" in i["ufuncs"] and i["numpy"] == np.__version__
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
-def test_a_forked_child_computes_on_the_cpu(rng):
-    # Dask and multiprocessing fork workers: a GPU context does not survive
-    # fork, so the child must plan on its CPU and still be right.
-    a = nonzero(rng, 10_000, np.float64)
-    want = a * 2 + np.sin(a)
-    e = xo.explain(lambda x: x * 2 + np.sin(x), a)  # the parent uses its device
-    parent_device = e.kernels[0]["device"]
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report, never return into pytest
-        code = 1
-        try:
-            os.close(r)
-            ec = xo.explain(lambda x: x * 2 + np.sin(x), a)
-            got = np.asarray((xo.asarray(a) * 2 + np.sin(xo.asarray(a))).numpy())
-            ok = np.allclose(got, want, rtol=1e-13, atol=1e-15)
-            os.write(w, f"{ec.kernels[0]['device']} {ok}\n{ec}".encode())
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(w)
-    with os.fdopen(r) as f:
-        report = f.read()
-    _, status = os.waitpid(pid, 0)
-    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, report
-    device, ok = report.split("\n")[0].split()
-    assert ok == "True", report
-    assert device == "cpu", report
-    if parent_device == "gpu":
-        assert "forked child" in report, report
