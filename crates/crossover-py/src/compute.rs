@@ -155,20 +155,30 @@ impl Job {
     /// Evaluates under the caller's scope; a panic that escapes the engine
     /// becomes an error and leaves the thread alive.
     fn run(self) {
-        let depth = self.policy.map(crossover::engine::push_thread_policy);
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            Array::eval_all(&self.arrays)
-        }))
-        .unwrap_or_else(|_| {
-            Err(crossover::Error::Internal {
-                op: "python binding",
-                msg: "the evaluation thread panicked".into(),
-            })
-        });
+        let Job {
+            arrays,
+            policy,
+            done,
+        } = self;
+        let depth = policy.map(crossover::engine::push_thread_policy);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Array::eval_all(&arrays)))
+            .unwrap_or_else(|_| Err(internal("the evaluation thread panicked")));
         if let Some(depth) = depth {
             crossover::engine::pop_thread_policies(depth);
         }
-        let _ = self.done.send(r);
+        // Everything of the job is let go before the caller hears back, so
+        // nothing of it is still running when the caller goes on (and,
+        // say, forks).
+        drop(arrays);
+        let _ = done.send(r);
+    }
+}
+
+/// The binding's internal error.
+fn internal(msg: impl Into<String>) -> crossover::Error {
+    crossover::Error::Internal {
+        op: "python binding",
+        msg: msg.into(),
     }
 }
 
@@ -196,14 +206,9 @@ fn send_to_helper(job: Job) -> crossover::Result<()> {
     std::thread::Builder::new()
         .name("crossover-eval".into())
         .spawn(move || rx.into_iter().for_each(Job::run))
-        .map_err(|e| crossover::Error::Internal {
-            op: "python binding",
-            msg: format!("cannot start the evaluation thread: {e}"),
-        })?;
-    tx.send(job).map_err(|_| crossover::Error::Internal {
-        op: "python binding",
-        msg: "the evaluation thread ended at start".into(),
-    })?;
+        .map_err(|e| internal(format!("cannot start the evaluation thread: {e}")))?;
+    tx.send(job)
+        .map_err(|_| internal("the evaluation thread ended at start"))?;
     *helper = Some((pid, tx));
     Ok(())
 }
@@ -219,17 +224,15 @@ fn interruptible(py: Python<'_>, arrays: &[Array]) -> PyResult<()> {
         }) {
             return Ok(Err(e));
         }
-        let lost = || {
-            Err(crossover::Error::Internal {
-                op: "python binding",
-                msg: "the evaluation thread ended without a result".into(),
-            })
-        };
         // Until the helper answers.
         loop {
             match rx.recv_timeout(POLL) {
                 Ok(r) => return Ok(r),
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(lost()),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Ok(Err(internal(
+                        "the evaluation thread ended without a result",
+                    )))
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
             if let Err(e) = Python::attach(|py| py.check_signals()) {
