@@ -28,7 +28,7 @@ use std::time::Duration;
 /// 2M float32 elements took 0.55 ms that way against NumPy's 0.4, the same
 /// loop inline as fast as NumPy's). Pending elements count every pending
 /// node's: five fused ops over 8M points count 40M.
-const INTERRUPTIBLE_POINTS: usize = 1 << 25;
+pub const INTERRUPTIBLE_POINTS: usize = 1 << 25;
 
 /// The same for work with a library call (matmul, a solver, an FFT), whose
 /// time its output's size does not tell: from a million elements.

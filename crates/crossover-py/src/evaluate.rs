@@ -6,22 +6,88 @@
 //! the result comes back as a NumPy array that owns the engine's buffer (no
 //! copy); with any crossover array among the inputs the result is a lazy
 //! crossover array instead, so it can fuse with later work.
+//!
+//! With NumPy inputs the expression's fused kernels are captured once
+//! ([`CompiledGraph`]) and later calls with inputs of the same dtypes and
+//! layouts run them straight on the new inputs: no graph is built,
+//! collected or looked up (for 1,000 points that was about a third of the
+//! call). Anything the captured kernels decline takes the general path.
 
 use crate::array::{compute, wrap, PyArr};
 use crate::convert::{self, Intake};
 use crate::errors;
 use crate::tape::{op, Call};
+use crossover::compiled::CompiledGraph;
 use crossover::expr::parse::Expr;
 use crossover::{Array, Operand};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A parsed expression and the variable names it reads.
 pub struct Parsed {
     pub expr: Arc<Expr>,
     pub names: Arc<Vec<String>>,
+    /// Its kernels captured for NumPy inputs, one per input signature
+    /// (dtypes, layouts) seen, newest first.
+    compiled: Mutex<Vec<Arc<CompiledGraph>>>,
+    /// Captures made since a captured run last succeeded; capturing stops
+    /// at [`MAX_CAPTURES`] (an engine that can place work on a GPU declines
+    /// every captured run, and a caller cycling through more signatures
+    /// than are kept should not pay a capture a call).
+    captures: AtomicU32,
+    /// Calls that ran captured kernels (for tests).
+    compiled_runs: AtomicU64,
+}
+
+/// Input signatures kept per expression.
+const SIGNATURES: usize = 4;
+
+/// Captures tried in a row without a captured run.
+const MAX_CAPTURES: u32 = 8;
+
+impl Parsed {
+    /// The result of captured kernels that accept `inputs` (`None`: none
+    /// does, for their signatures or the device policy; nothing ran).
+    fn run_compiled(&self, py: Python<'_>, inputs: &[Array]) -> PyResult<Option<Array>> {
+        let kept: Vec<Arc<CompiledGraph>> = match self.compiled.lock() {
+            Ok(c) => c.clone(),
+            Err(_) => return Ok(None),
+        };
+        for c in kept {
+            // Kept graphs are short enough for the calling thread (`Some`).
+            if let Some(Some(mut outs)) =
+                crate::compute::run_short(py, c.points(), || c.run(inputs))?
+            {
+                if outs.len() == 1 {
+                    self.compiled_runs.fetch_add(1, Ordering::Relaxed);
+                    self.captures.store(0, Ordering::Relaxed);
+                    return Ok(outs.pop());
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Captures the kernels computing `result` (pending) from `inputs`.
+    fn capture(&self, inputs: &[Array], result: &Array) {
+        if self.captures.fetch_add(1, Ordering::Relaxed) >= MAX_CAPTURES {
+            return;
+        }
+        // Work too long for the calling thread goes to the evaluation
+        // thread by the general path (Ctrl-C stays live); its capture saves
+        // nothing worth a kept slot.
+        let capture = CompiledGraph::capture(inputs, &[], std::slice::from_ref(result))
+            .filter(|c| c.points() <= crate::compute::INTERRUPTIBLE_POINTS);
+        if let Some(c) = capture {
+            if let Ok(mut kept) = self.compiled.lock() {
+                kept.insert(0, Arc::new(c));
+                kept.truncate(SIGNATURES);
+            }
+        }
+    }
 }
 
 /// Distinct expression strings kept; the cache is cleared when it fills.
@@ -41,6 +107,9 @@ pub fn parsed(py: Python<'_>, src: &str) -> PyResult<Arc<Parsed>> {
     let p = Arc::new(Parsed {
         names: Arc::new(expr.names()),
         expr: Arc::new(expr),
+        compiled: Mutex::new(Vec::new()),
+        captures: AtomicU32::new(0),
+        compiled_runs: AtomicU64::new(0),
     });
     if let Ok(mut c) = cache().lock() {
         if c.len() >= CACHE_SIZE {
@@ -138,25 +207,43 @@ pub fn evaluate(
     // NumPy inputs are then copied in.
     let lazy = found.iter().any(|(_, o)| o.cast::<PyArr>().is_ok());
     let intake = if lazy { Intake::Copy } else { Intake::Borrow };
-    let mut operands = Vec::with_capacity(found.len());
+    let mut inputs = Vec::with_capacity(found.len());
     for (_, o) in &found {
-        operands.push(Operand::Array(crate::args::array_arg(o, intake)?));
+        inputs.push(crate::args::array_arg(o, intake)?);
     }
-    let names = if found.len() == p.names.len() {
-        p.names.clone()
-    } else {
-        Arc::new(found.iter().map(|(i, _)| p.names[*i].clone()).collect())
+    // Kernels captured for NumPy inputs (not inside a `@jit` trace, which
+    // must record the call).
+    let replayable = !lazy && found.len() == p.names.len() && !crate::tape::tracing();
+    let compiled = match replayable {
+        true => p.run_compiled(py, &inputs)?,
+        false => None,
     };
-    let call = Call::Expr {
-        expr: p.expr.clone(),
-        names,
+    let result = match compiled {
+        Some(r) => r,
+        None => {
+            let names = if found.len() == p.names.len() {
+                p.names.clone()
+            } else {
+                Arc::new(found.iter().map(|(i, _)| p.names[*i].clone()).collect())
+            };
+            let call = Call::Expr {
+                expr: p.expr.clone(),
+                names,
+            };
+            let operands: Vec<Operand> = inputs.iter().cloned().map(Operand::Array).collect();
+            let result: Array = op(py, call, &operands)?;
+            drop(operands);
+            if lazy {
+                return wrap(py, result);
+            }
+            if replayable {
+                p.capture(&inputs, &result);
+            }
+            compute(py, std::slice::from_ref(&result))?;
+            result
+        }
     };
-    let result: Array = op(py, call, &operands)?;
-    drop(operands);
-    if lazy {
-        return wrap(py, result);
-    }
-    compute(py, std::slice::from_ref(&result))?;
+    drop(inputs);
     let value = errors::engine(py, || result.value())?;
     drop(result);
     let out = convert::owned_numpy(py, value)?;
@@ -177,4 +264,12 @@ pub fn evaluate(
 #[pyfunction]
 pub fn _expression_cache_size() -> usize {
     cache().lock().map_or(0, |c| c.len())
+}
+
+/// Calls of `expression` (as cached) that ran its captured kernels.
+#[pyfunction]
+pub fn _expression_compiled_runs(py: Python<'_>, expression: &str) -> PyResult<u64> {
+    Ok(parsed(py, expression)?
+        .compiled_runs
+        .load(Ordering::Relaxed))
 }

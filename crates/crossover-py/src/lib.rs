@@ -55,6 +55,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
         device::get_device,
         evaluate::evaluate,
         evaluate::_expression_cache_size,
+        evaluate::_expression_compiled_runs,
         explain::_explain,
         random::default_rng,
         functions::asarray,

@@ -105,3 +105,85 @@ def test_evaluate_out_argument(rng):
     np.testing.assert_array_equal(out, a * 2)
     # A variable that happens to be called `out` is a variable.
     np.testing.assert_array_equal(xo.evaluate("out + 1", out=a), a + 1)
+
+
+CPU_ONLY = xo.info()["devices"] == ["cpu"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_repeated_calls_run_the_captured_kernels_with_the_general_paths_bits(dtype, rng):
+    # From the second call on NumPy inputs, the expression's captured fused
+    # kernels run straight on the new inputs; their results must be the
+    # general (lazy) path's, bit for bit, at every size and after the inputs
+    # change dtype, length or layout (each a new capture or the general path).
+    expr = "a*b + sin(a) + cos(b) - 0.25*a"
+    runs = xo._crossover._expression_compiled_runs(expr)
+    calls = 0
+    for n in SIZES:
+        for _ in range(3):
+            a, b = nonzero(rng, n, dtype), nonzero(rng, n, dtype)
+            y = xo.evaluate(expr, a=a, b=b)
+            calls += 1
+            lazy = np.asarray(xo.evaluate(expr, a=xo.asarray(a), b=xo.asarray(b)))
+            assert y.dtype == dtype and y.shape == (n,)
+            np.testing.assert_array_equal(y, lazy)
+            a64, b64 = a.astype(np.float64), b.astype(np.float64)
+            check(y, a64 * b64 + np.sin(a64) + np.cos(b64) - 0.25 * a64, "transcendental", dtype)
+    # Strided and 2-D inputs: new layouts, captured or declined, never misread.
+    base_a, base_b = nonzero(rng, (64, 130), dtype), nonzero(rng, (64, 130), dtype)
+    for a, b in [(base_a[:, ::2], base_b[:, ::2]), (base_a, base_b), (base_a[::3], base_b[::3]),
+                 (base_a.T, base_b.T), (base_a[:, 1], base_b[:, 1])]:
+        for _ in range(2):
+            y = xo.evaluate(expr, a=a, b=b)
+            a64, b64 = a.astype(np.float64), b.astype(np.float64)
+            check(y, a64 * b64 + np.sin(a64) + np.cos(b64) - 0.25 * a64, "transcendental", dtype)
+    gained = xo._crossover._expression_compiled_runs(expr) - runs
+    # With a GPU policy every run is placed by the general path instead.
+    assert (gained >= 2 * len(SIZES)) if CPU_ONLY else gained == 0
+
+
+def test_captured_kernels_read_the_inputs_of_each_call(rng):
+    # The captured kernels bind each call's arrays: a NumPy input changed
+    # in place, or another array of the same layout, is read afresh.
+    a = nonzero(rng, 4099, np.float64)
+    b = nonzero(rng, 4099, np.float64)
+    first = xo.evaluate("a * b + 1", a=a, b=b)
+    np.testing.assert_array_equal(first, a * b + 1)
+    a *= 3.0
+    for _ in range(3):
+        np.testing.assert_array_equal(xo.evaluate("a * b + 1", a=a, b=b), a * b + 1)
+    # The same array for both names (a kernel reads a shared input once).
+    np.testing.assert_array_equal(xo.evaluate("a * b + 1", a=b, b=b), b * b + 1)
+    np.testing.assert_array_equal(xo.evaluate("a * b + 1", a=a, b=b), a * b + 1)
+    # A reduction ending the expression.
+    for _ in range(3):
+        np.testing.assert_allclose(xo.evaluate("sum(a * b)", a=a, b=b), (a * b).sum(), rtol=1e-12)
+
+
+def test_captured_kernels_leave_errors_to_the_general_path(rng):
+    a = nonzero(rng, 100, np.float64)
+    for _ in range(3):
+        xo.evaluate("a + b", a=a, b=a)
+    with pytest.raises(ValueError, match="broadcast"):
+        xo.evaluate("a + b", a=a, b=nonzero(rng, 7, np.float64))
+    with pytest.raises(xo.ExpressionError):
+        xo.evaluate("a + b", a=a)
+
+
+def test_long_calls_leave_the_captured_kernels_of_short_ones_in_place(rng):
+    # Work past the calling thread's limit (2**25 points) takes the general
+    # path to the evaluation thread every time; it must neither run on the
+    # calling thread nor push out the short calls' captured kernels.
+    expr = "a*a + 0.5"
+    big = rng.random(2**25 + 7, dtype=np.float32)
+    small = nonzero(rng, 1000, np.float32)
+    runs = xo._crossover._expression_compiled_runs(expr)
+    for _ in range(2):
+        np.testing.assert_allclose(xo.evaluate(expr, a=small), small * small + np.float32(0.5), rtol=1e-6)
+    for _ in range(2):
+        y = xo.evaluate(expr, a=big)
+        np.testing.assert_allclose(y[::4099], (big * big + np.float32(0.5))[::4099], rtol=1e-6)
+    del y
+    for _ in range(2):
+        np.testing.assert_allclose(xo.evaluate(expr, a=small), small * small + np.float32(0.5), rtol=1e-6)
+    assert xo._crossover._expression_compiled_runs(expr) - runs == (3 if CPU_ONLY else 0)
