@@ -131,15 +131,17 @@ impl Graph {
     /// Collects everything pending behind `outputs`. Views whose base is
     /// ready are resolved on the way (they need no kernel).
     pub fn collect(outputs: &[Array]) -> Graph {
+        // Sized for a typical call's graph: growing from empty was a
+        // reallocation per doubling of each vector.
         let mut g = Graph {
-            nodes: Vec::new(),
-            inputs: Vec::new(),
+            nodes: Vec::with_capacity(8),
+            inputs: Vec::with_capacity(8),
             consumers: std::sync::OnceLock::new(),
             index: None,
             requested: Vec::new(),
         };
         // Iterative post-order DFS: (node, inputs, next input to visit).
-        let mut stack: Vec<(Array, Vec<Array>, usize)> = Vec::new();
+        let mut stack: Vec<(Array, Vec<Array>, usize)> = Vec::with_capacity(8);
         for out in outputs {
             if g.position(out.id()).is_some() || resolve_ready_view(out) {
                 continue;

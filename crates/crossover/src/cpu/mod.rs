@@ -278,14 +278,15 @@ fn run_fused(
     }
     let mut prep = Prepared::new(program, bound)?;
     let n = k.numel();
-    if n >= jit::MIN_POINTS {
+    let flops = program.flops_per_point();
+    if jit::worth_compiling(n, flops) {
         match reduce {
             Some(plan) if reduce::sums_only(plan) => prep.attach_jit(jit::Mode::Sum, n),
             None if prep.direct_output().is_some() => prep.attach_jit(jit::Mode::Store, n),
             _ => {}
         }
     }
-    let weight = 1.0 + program.flops_per_point() / 4.0;
+    let weight = 1.0 + flops / 4.0;
     let work = n as f64 * weight;
     let parallel = work >= parallel_min_work() && threads() > 1;
     let mut bufs: Vec<Buffer> = k
@@ -337,8 +338,9 @@ fn run_fused(
 fn elementwise_range(prep: &Prepared<'_>, outs: &[OutPtr], sc: &mut Scratch, a: usize, b: usize) {
     let direct = prep.direct_output();
     if let (Some(kernel), Some(_)) = (prep.jit(), direct) {
-        // The compiled loop over whole blocks, the interpreter for the
-        // tail (pointwise results do not depend on the split).
+        // The compiled loop over whole blocks and the tail (one padded
+        // block); the interpreter where it declines (pointwise results do
+        // not depend on the split).
         let size = outs[0].dtype.size();
         // SAFETY: this task owns points a..b of the output.
         let bytes = unsafe { outs[0].slice_mut::<u8>(a * size, (b - a) * size) };
@@ -348,6 +350,9 @@ fn elementwise_range(prep: &Prepared<'_>, outs: &[OutPtr], sc: &mut Scratch, a: 
         // leaves the whole range to the interpreter.
         let compiled = kernel.store_blocks(a, blocks, &mut bytes[..done * size]);
         let mut p = if compiled { done } else { 0 };
+        if compiled && kernel.store_tail(a + done, b - a - done, &mut bytes[done * size..]) {
+            p = b - a;
+        }
         while p < b - a {
             let len = prep.chunk().min(b - a - p);
             prep.eval_chunk_into(sc, a + p, len, &mut bytes[p * size..(p + len) * size]);

@@ -203,15 +203,22 @@ fn stored_values_are_the_interpreters_bits() {
             .unwrap_or_else(|| panic!("{isa:?}, {name}: not compiled"));
         let want = interpreted(prep, n);
         let blocks = n / BLOCK;
+        let (whole, tail) = (blocks * BLOCK, n % BLOCK);
+        // Whole blocks, then the tail as one padded block.
         let got: Vec<f64> = if prep.program.dtype(prep.program.outputs[0]) == DType::F64 {
-            let mut out = vec![7.0f64; blocks * BLOCK];
-            assert!(kernel.store_blocks(0, blocks, bytes_of(&mut out)));
+            let mut out = vec![7.0f64; n];
+            let bytes = bytes_of(&mut out);
+            assert!(kernel.store_blocks(0, blocks, &mut bytes[..whole * 8]));
+            assert!(kernel.store_tail(whole, tail, &mut bytes[whole * 8..]));
             out
         } else {
-            let mut out = vec![7.0f32; blocks * BLOCK];
-            assert!(kernel.store_blocks(0, blocks, bytes_of(&mut out)));
+            let mut out = vec![7.0f32; n];
+            let bytes = bytes_of(&mut out);
+            assert!(kernel.store_blocks(0, blocks, &mut bytes[..whole * 4]));
+            assert!(kernel.store_tail(whole, tail, &mut bytes[whole * 4..]));
             out.iter().map(|&v| v as f64).collect()
         };
+        assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             if g.is_nan() && w.is_nan() {
                 continue; // any NaN for NaN (see the sums' test)
@@ -543,6 +550,18 @@ fn trig_arguments_beyond_the_range_stop_the_kernel() {
             // Blocks before the one holding it complete.
             assert!(
                 store.store_blocks(0, 2, bytes_of(&mut out)),
+                "{isa:?}, {big}"
+            );
+            // A tail holding it stops too (nothing written); one after it
+            // completes.
+            let mut tail = [5f32; 16];
+            assert!(
+                !store.store_tail(40, 7, bytes_of(&mut tail)),
+                "{isa:?}, {big}"
+            );
+            assert_eq!(tail, [5f32; 16]);
+            assert!(
+                store.store_tail(50, 7, bytes_of(&mut tail)),
                 "{isa:?}, {big}"
             );
             let sum = bind_for(&prep, Mode::Sum, isa).unwrap();

@@ -123,6 +123,13 @@ fn random_sources_and_counts_are_the_interpreters_bits() {
                     let store = bind_for(&prep, Mode::Store, isa);
                     assert_eq!(store.is_some(), stores, "{}: compiled as a store", case(0));
                     let Some(store) = store else { continue };
+                    // A tail of random draws is the interpreter's.
+                    let mut tail = [0u64; BLOCK];
+                    assert!(
+                        !store.store_tail(0, 5, bytes_of(&mut tail)),
+                        "{}: a random tail compiled",
+                        case(0)
+                    );
                     for start_block in [0, 1] {
                         let count = (blocks - start_block) * BLOCK;
                         let start = start_block * BLOCK;
