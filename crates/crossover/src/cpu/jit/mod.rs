@@ -58,11 +58,23 @@ pub(crate) const BLOCK: usize = 16;
 pub(crate) const MIN_POINTS: usize = 4096;
 
 /// Fewest points for a program of at least [`HEAVY_FLOPS`] a point, whose
-/// loop saves more per point than the lookup costs: from 1,024 points a
+/// loop saves more per point than the lookup costs: from 768 points a
 /// `where`-sum, `sqrt(a*a + b*b) * 0.5` and `a*b + sin(a) + cos(b)` took
-/// 0.05-0.4 us less a call and `exp(-a*a) * b` the same, where `a*b + c`
-/// took 0.05-0.1 us more until 4,096 (benchmarks-percall.md, session 49).
-pub(crate) const MIN_POINTS_HEAVY: usize = 1024;
+/// up to 0.25 us less a call and `exp(-a*a) * b` the same, where `a*b + c`
+/// took 0.05-0.15 us more until 4,096 (benchmarks-percall.md, session 49).
+pub(crate) const MIN_POINTS_HEAVY: usize = 768;
+
+/// [`MIN_POINTS_HEAVY`], or `CROSSOVER_JIT_MIN_POINTS_HEAVY` (read once),
+/// to measure where the compiled loop starts to pay on a machine.
+fn min_points_heavy() -> usize {
+    static MIN: OnceLock<usize> = OnceLock::new();
+    *MIN.get_or_init(|| {
+        std::env::var("CROSSOVER_JIT_MIN_POINTS_HEAVY")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(MIN_POINTS_HEAVY)
+    })
+}
 
 /// Flops a point ([`crate::expr::ir::Program::flops_per_point`]) from
 /// which a program is compiled at [`MIN_POINTS_HEAVY`] points.
@@ -71,7 +83,7 @@ pub(crate) const HEAVY_FLOPS: f64 = 4.0;
 /// Whether a kernel of `points` points and `flops_per_point` is worth
 /// looking up (and compiling once).
 pub(crate) fn worth_compiling(points: usize, flops_per_point: f64) -> bool {
-    points >= MIN_POINTS || (points >= MIN_POINTS_HEAVY && flops_per_point >= HEAVY_FLOPS)
+    points >= MIN_POINTS || (flops_per_point >= HEAVY_FLOPS && points >= min_points_heavy())
 }
 
 /// Most kernels kept; programs beyond stay in the interpreter.
