@@ -185,6 +185,25 @@ fn borrow_in_place(
     dtype: DType,
     volatile: bool,
 ) -> PyResult<Array> {
+    let Value { buffer, layout } = value_in_place(arr, dtype, volatile);
+    Array::from_shared(buffer, layout).map_err(|e| errors::to_py(arr.py(), e))
+}
+
+/// The value of a NumPy array that the engine can read in place, as
+/// [`borrow_numpy`] borrows it, without making an engine array of it
+/// (`None`: memory that needs a copy first; an error for a dtype the
+/// engine lacks).
+pub fn numpy_value(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<Value>> {
+    let dtype = match dtype_or_view(arr)? {
+        Intaken::View(shared) => return Ok(shared.value().ok()),
+        Intaken::Memory(dtype) => dtype,
+    };
+    Ok(expressible(arr, dtype).then(|| value_in_place(arr, dtype, false)))
+}
+
+/// `arr`'s memory as an engine value (`arr` must be [`expressible`] in
+/// `dtype`).
+fn value_in_place(arr: &Bound<'_, PyUntypedArray>, dtype: DType, volatile: bool) -> Value {
     let item = dtype.size() as isize;
     let shape = arr.shape().to_vec();
     let strides: Vec<isize> = arr.strides().iter().map(|s| s / item).collect();
@@ -223,7 +242,10 @@ fn borrow_in_place(
         strides,
         offset,
     };
-    Array::from_buffer(buffer, layout).map_err(|e| errors::to_py(arr.py(), e))
+    Value {
+        buffer: Arc::new(buffer),
+        layout,
+    }
 }
 
 /// The engine array a read-only NumPy view of crossover's own memory (made

@@ -11,7 +11,9 @@
 //! ([`CompiledGraph`]) and later calls with inputs of the same dtypes and
 //! layouts run them straight on the new inputs: no graph is built,
 //! collected or looked up (for 1,000 points that was about a third of the
-//! call). Anything the captured kernels decline takes the general path.
+//! call), and the inputs are handed to them as values, without making
+//! engine arrays of them. Anything the captured kernels decline takes the
+//! general path.
 
 use crate::array::{compute, wrap, PyArr};
 use crate::convert::{self, Intake};
@@ -19,7 +21,7 @@ use crate::errors;
 use crate::tape::{op, Call};
 use crossover::compiled::CompiledGraph;
 use crossover::expr::parse::Expr;
-use crossover::{Array, Operand};
+use crossover::{Array, Operand, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::collections::HashMap;
@@ -30,6 +32,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub struct Parsed {
     pub expr: Arc<Expr>,
     pub names: Arc<Vec<String>>,
+    /// The names as interned Python strings, for the dictionary lookups of
+    /// every call (a new string per lookup cost an allocation and a hash).
+    py_names: Vec<Py<PyString>>,
     /// Its kernels captured for NumPy inputs, one per input signature
     /// (dtypes, layouts) seen, newest first.
     compiled: Mutex<Vec<Arc<CompiledGraph>>>,
@@ -49,17 +54,27 @@ const SIGNATURES: usize = 4;
 const MAX_CAPTURES: u32 = 8;
 
 impl Parsed {
-    /// The result of captured kernels that accept `inputs` (`None`: none
-    /// does, for their signatures or the device policy; nothing ran).
-    fn run_compiled(&self, py: Python<'_>, inputs: &[Array]) -> PyResult<Option<Array>> {
+    /// The result of captured kernels run on the found inputs when they
+    /// are all NumPy arrays read in place (`None`: they are not, or no
+    /// kept kernels accept them, for their signatures or the device
+    /// policy; nothing ran).
+    fn run_compiled(
+        &self,
+        py: Python<'_>,
+        found: &[(usize, Bound<'_, PyAny>)],
+    ) -> PyResult<Option<Value>> {
         let kept: Vec<Arc<CompiledGraph>> = match self.compiled.lock() {
-            Ok(c) => c.clone(),
-            Err(_) => return Ok(None),
+            Ok(c) if !c.is_empty() => c.clone(),
+            _ => return Ok(None),
         };
+        let Some(inputs) = numpy_values(found) else {
+            return Ok(None);
+        };
+        let inputs = &inputs[..];
         for c in kept {
             // Kept graphs are short enough for the calling thread (`Some`).
             if let Some(Some(mut outs)) =
-                crate::compute::run_short(py, c.points(), || c.run(inputs))?
+                crate::compute::run_short(py, c.points(), || c.run_values(inputs))?
             {
                 if outs.len() == 1 {
                     self.compiled_runs.fetch_add(1, Ordering::Relaxed);
@@ -104,8 +119,13 @@ pub fn parsed(py: Python<'_>, src: &str) -> PyResult<Arc<Parsed>> {
         return Ok(p);
     }
     let expr = errors::engine(py, || crossover::expr::parse(src))?;
+    let names = expr.names();
     let p = Arc::new(Parsed {
-        names: Arc::new(expr.names()),
+        py_names: names
+            .iter()
+            .map(|n| PyString::intern(py, n).unbind())
+            .collect(),
+        names: Arc::new(names),
         expr: Arc::new(expr),
         compiled: Mutex::new(Vec::new()),
         captures: AtomicU32::new(0),
@@ -120,7 +140,10 @@ pub fn parsed(py: Python<'_>, src: &str) -> PyResult<Arc<Parsed>> {
     Ok(p)
 }
 
-fn lookup<'py>(map: &Bound<'py, PyAny>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+fn lookup<'py>(
+    map: &Bound<'py, PyAny>,
+    name: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     if let Ok(d) = map.cast::<PyDict>() {
         return d.get_item(name);
     }
@@ -177,7 +200,8 @@ pub fn evaluate(
     let p = parsed(py, &expression.to_cow()?)?;
     let mut scopes: Option<Scopes<'_>> = None;
     let mut found: Vec<(usize, Bound<'_, PyAny>)> = Vec::with_capacity(p.names.len());
-    for (i, name) in p.names.iter().enumerate() {
+    for (i, name) in p.py_names.iter().enumerate() {
+        let name = name.bind(py);
         let mut obj = match kwargs {
             Some(k) => k.get_item(name)?,
             None => None,
@@ -203,6 +227,14 @@ pub fn evaluate(
             found.push((i, o));
         }
     }
+    // Kernels captured for NumPy inputs (not inside a `@jit` trace, which
+    // must record the call), run on the inputs' values.
+    let replayable = found.len() == p.names.len() && !crate::tape::tracing();
+    if replayable {
+        if let Some(value) = p.run_compiled(py, &found)? {
+            return finish(py, &p, kwargs, value);
+        }
+    }
     // Lazy crossover inputs make a lazy result, which may outlive this call:
     // NumPy inputs are then copied in.
     let lazy = found.iter().any(|(_, o)| o.cast::<PyArr>().is_ok());
@@ -211,46 +243,56 @@ pub fn evaluate(
     for (_, o) in &found {
         inputs.push(crate::args::array_arg(o, intake)?);
     }
-    // Kernels captured for NumPy inputs (not inside a `@jit` trace, which
-    // must record the call).
-    let replayable = !lazy && found.len() == p.names.len() && !crate::tape::tracing();
-    let compiled = match replayable {
-        true => p.run_compiled(py, &inputs)?,
-        false => None,
+    let names = if found.len() == p.names.len() {
+        p.names.clone()
+    } else {
+        Arc::new(found.iter().map(|(i, _)| p.names[*i].clone()).collect())
     };
-    let result = match compiled {
-        Some(r) => r,
-        None => {
-            let names = if found.len() == p.names.len() {
-                p.names.clone()
-            } else {
-                Arc::new(found.iter().map(|(i, _)| p.names[*i].clone()).collect())
-            };
-            let call = Call::Expr {
-                expr: p.expr.clone(),
-                names,
-            };
-            let operands: Vec<Operand> = inputs.iter().cloned().map(Operand::Array).collect();
-            let result: Array = op(py, call, &operands)?;
-            drop(operands);
-            if lazy {
-                return wrap(py, result);
-            }
-            if replayable {
-                p.capture(&inputs, &result);
-            }
-            compute(py, std::slice::from_ref(&result))?;
-            result
-        }
+    let call = Call::Expr {
+        expr: p.expr.clone(),
+        names,
     };
+    let operands: Vec<Operand> = inputs.iter().cloned().map(Operand::Array).collect();
+    let result: Array = op(py, call, &operands)?;
+    drop(operands);
+    if lazy {
+        return wrap(py, result);
+    }
+    if replayable {
+        p.capture(&inputs, &result);
+    }
+    compute(py, std::slice::from_ref(&result))?;
     drop(inputs);
     let value = errors::engine(py, || result.value())?;
     drop(result);
+    finish(py, &p, kwargs, value)
+}
+
+/// The inputs' values when every one is a NumPy array read in place
+/// (`None`: one is something else, or an error the general path raises).
+fn numpy_values(found: &[(usize, Bound<'_, PyAny>)]) -> Option<Vec<Value>> {
+    found
+        .iter()
+        .map(|(_, o)| {
+            let arr = o.cast::<numpy::PyUntypedArray>().ok()?;
+            convert::numpy_value(arr).ok().flatten()
+        })
+        .collect()
+}
+
+/// The computed result as NumPy returns it: a new array, or numexpr's
+/// `out=` written and returned.
+fn finish(
+    py: Python<'_>,
+    p: &Parsed,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    value: Value,
+) -> PyResult<Py<PyAny>> {
     let out = convert::owned_numpy(py, value)?;
     // numexpr's `out=`: write into the caller's array and return it.
     if let Some(dst) = kwargs
         .filter(|_| !p.names.iter().any(|n| n == "out"))
-        .map(|k| k.get_item("out"))
+        .map(|k| k.get_item(pyo3::intern!(py, "out")))
         .transpose()?
         .flatten()
     {

@@ -187,3 +187,31 @@ def test_long_calls_leave_the_captured_kernels_of_short_ones_in_place(rng):
     for _ in range(2):
         np.testing.assert_allclose(xo.evaluate(expr, a=small), small * small + np.float32(0.5), rtol=1e-6)
     assert xo._crossover._expression_compiled_runs(expr) - runs == (3 if CPU_ONLY else 0)
+
+
+def test_captured_kernels_take_numpy_values_and_leave_copies_to_the_general_path(rng):
+    # Captured kernels read NumPy inputs as values, in place. Inputs that
+    # need a copy first (byte-swapped, misaligned) take the general path;
+    # NumPy views of crossover's own memory and `out=` run the kernels.
+    expr = "a - 2*b"
+    n = 1001
+    a, b = nonzero(rng, n, np.float64), nonzero(rng, n, np.float64)
+    want = a - 2 * b
+    runs = xo._crossover._expression_compiled_runs(expr)
+    for _ in range(3):
+        np.testing.assert_array_equal(xo.evaluate(expr, a=a, b=b), want)
+    swapped = a.astype(a.dtype.newbyteorder())
+    np.testing.assert_array_equal(xo.evaluate(expr, a=swapped, b=b), want)
+    misaligned = np.zeros(n * 8 + 1, np.uint8)[1:].view(np.float64)
+    misaligned[:] = a
+    assert not misaligned.flags.aligned
+    np.testing.assert_array_equal(xo.evaluate(expr, a=misaligned, b=b), want)
+    engine_view = np.asarray(xo.asarray(a) + 0.0)
+    for _ in range(2):
+        np.testing.assert_array_equal(xo.evaluate(expr, a=engine_view, b=b), want)
+    out = np.full(n, 7.0)
+    assert xo.evaluate(expr, a=a, b=b, out=out) is out
+    np.testing.assert_array_equal(out, want)
+    # The first call captured; two more, two views and `out=` ran captured.
+    gained = xo._crossover._expression_compiled_runs(expr) - runs
+    assert gained == (5 if CPU_ONLY else 0)

@@ -41,6 +41,7 @@ use crate::fuse_cache::{fuse_missed, lookup, KernelT, Lookup, Ref, Templates};
 use crate::graph::Graph;
 use crate::op::Op;
 use crate::shape::Layout;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// What a ready input of the kernels is bound to on each run.
@@ -323,18 +324,54 @@ impl CompiledGraph {
     /// # Errors
     /// What a kernel's run reports (an interrupt, a failed allocation).
     pub fn run(&self, inputs: &[Array]) -> Result<Option<Vec<Array>>> {
+        if !self.same_sharing(inputs) {
+            return Ok(None);
+        }
+        let Some(buffers) = self.bind(inputs) else {
+            return Ok(None);
+        };
+        let dtypes = self.outputs.iter().map(|&(_, dtype)| dtype);
+        Ok(self.execute(buffers)?.map(|values| {
+            values
+                .into_iter()
+                .zip(dtypes)
+                .map(|(v, dtype)| Array::new_ready(Op::Input, dtype, v))
+                .collect()
+        }))
+    }
+
+    /// [`CompiledGraph::run`] on inputs given as values (each one's dtype
+    /// its buffer's), all distinct arrays: the outputs' values, without
+    /// the arrays a front end would make of its inputs only to hand them
+    /// over (two allocations and a lock each). `Ok(None)` as for `run`,
+    /// and when the graph was captured with an input shared.
+    ///
+    /// # Errors
+    /// What a kernel's run reports (an interrupt, a failed allocation).
+    pub fn run_values(&self, inputs: &[Value]) -> Result<Option<Vec<Value>>> {
+        let distinct = self.shared.iter().enumerate().all(|(i, &s)| s == i);
+        if inputs.len() != self.shared.len() || !distinct {
+            return Ok(None);
+        }
+        let Some(buffers) = self.bind_values(inputs) else {
+            return Ok(None);
+        };
+        self.execute(buffers)
+    }
+
+    /// Runs the kernels on the bound input buffers: the requested outputs'
+    /// values, in requested order.
+    fn execute(&self, buffers: Vec<Arc<Buffer>>) -> Result<Option<Vec<Value>>> {
         catch_panic("eval", || {
             crate::engine::with_current(|engine| {
-                if !engine.cpu_only(engine.policy_now(None)) || !self.same_sharing(inputs) {
+                if !engine.cpu_only(engine.policy_now(None)) {
                     return Ok(None);
                 }
-                let Some(buffers) = self.bind(inputs) else {
-                    return Ok(None);
-                };
                 let backend = engine.backend(DeviceKind::Cpu)?;
                 let mut values: Vec<Option<Value>> = vec![None; self.last_use.len()];
                 for (k, t) in self.template.iter().enumerate() {
-                    let mut buffers_of = Vec::with_capacity(t.sources.len());
+                    let mut buffers_of: SmallVec<[Option<Arc<Buffer>>; 4]> =
+                        SmallVec::with_capacity(t.sources.len());
                     for s in &t.sources {
                         buffers_of.push(match s.array {
                             Some(Ref::Ext(j)) => Some(Arc::clone(&buffers[j])),
@@ -351,15 +388,17 @@ impl CompiledGraph {
                         });
                     }
                     crate::interrupt::check("eval")?;
-                    let out = match self.run_direct(k, t, &buffers_of)? {
+                    match self.run_direct(k, t, &buffers_of)? {
                         Some(v) => {
                             engine.count_kernel(DeviceKind::Cpu);
-                            vec![v]
+                            values[t.outputs[0]] = Some(v);
                         }
-                        None => self.run_bound(engine, backend, k, t, buffers_of)?,
-                    };
-                    for (&p, v) in t.outputs.iter().zip(out) {
-                        values[p] = Some(v);
+                        None => {
+                            let out = self.run_bound(engine, backend, k, t, buffers_of)?;
+                            for (&p, v) in t.outputs.iter().zip(out) {
+                                values[p] = Some(v);
+                            }
+                        }
                     }
                     // Intermediates go once their last reader ran.
                     for (v, &last) in values.iter_mut().zip(&self.last_use) {
@@ -369,7 +408,7 @@ impl CompiledGraph {
                     }
                 }
                 backend.finish()?;
-                Ok(Some(self.results(&values)?))
+                Ok(Some(self.results(&mut values)?))
             })
         })
     }
@@ -399,7 +438,7 @@ impl CompiledGraph {
         backend: &Arc<dyn crate::device::Backend>,
         k: usize,
         t: &KernelT,
-        buffers: Vec<Option<Arc<Buffer>>>,
+        buffers: SmallVec<[Option<Arc<Buffer>>; 4]>,
     ) -> Result<Vec<Value>> {
         let sources = t
             .sources
@@ -415,7 +454,7 @@ impl CompiledGraph {
             .collect();
         let bound = BoundKernel {
             shape: &t.shape,
-            outputs: self.output_types[k].clone(),
+            outputs: std::borrow::Cow::Borrowed(&self.output_types[k]),
             body: BoundBody::Fused {
                 program: &t.program,
                 sources,
@@ -437,7 +476,30 @@ impl CompiledGraph {
 
     /// The buffers each [`Bind`] reads on this run, or `None` when an input
     /// is not ready in the captured dtype and layout.
-    fn bind(&self, inputs: &[Array]) -> Option<Vec<Arc<crate::buffer::Buffer>>> {
+    fn bind(&self, inputs: &[Array]) -> Option<Vec<Arc<Buffer>>> {
+        self.bind_with(|index, dtype, layout| {
+            let a = inputs.get(index).filter(|a| a.dtype() == dtype)?;
+            match &*a.state() {
+                NodeState::Ready(v) if v.layout == *layout => Some(Arc::clone(&v.buffer)),
+                _ => None,
+            }
+        })
+    }
+
+    /// [`CompiledGraph::bind`] for inputs given as values.
+    fn bind_values(&self, inputs: &[Value]) -> Option<Vec<Arc<Buffer>>> {
+        self.bind_with(|index, dtype, layout| {
+            let v = inputs.get(index)?;
+            (v.buffer.dtype() == dtype && v.layout == *layout).then(|| Arc::clone(&v.buffer))
+        })
+    }
+
+    /// The buffers of the binds, `input(index, dtype, layout)` giving the
+    /// run's input `index` when it is ready in that dtype and layout.
+    fn bind_with(
+        &self,
+        input: impl Fn(usize, DType, &Layout) -> Option<Arc<Buffer>>,
+    ) -> Option<Vec<Arc<Buffer>>> {
         self.binds
             .iter()
             .map(|b| match b {
@@ -445,32 +507,28 @@ impl CompiledGraph {
                     index,
                     dtype,
                     layout,
-                } => {
-                    let a = inputs.get(*index)?;
-                    if a.dtype() != *dtype {
-                        return None;
-                    }
-                    match &*a.state() {
-                        NodeState::Ready(v) if v.layout == *layout => Some(Arc::clone(&v.buffer)),
-                        _ => None,
-                    }
-                }
+                } => input(*index, *dtype, layout),
                 Bind::Fixed(a) => a.ready_buffer(),
             })
             .collect()
     }
 
-    /// The requested outputs' values as new arrays, in requested order.
-    fn results(&self, values: &[Option<Value>]) -> Result<Vec<Array>> {
-        self.outputs
-            .iter()
-            .map(|&(p, dtype)| {
-                let v = values[p]
-                    .as_ref()
-                    .ok_or_else(|| Error::internal("eval", "a compiled output was not computed"))?;
-                Ok(Array::new_ready(Op::Input, dtype, v.clone()))
-            })
-            .collect()
+    /// The requested outputs' values, in requested order (taken from
+    /// `values` at an output's last request, so a result's buffer is its
+    /// own: a front end hands it over without a copy).
+    fn results(&self, values: &mut [Option<Value>]) -> Result<Vec<Value>> {
+        let mut out = Vec::with_capacity(self.outputs.len());
+        for (i, &(p, _)) in self.outputs.iter().enumerate() {
+            let again = self.outputs[i + 1..].iter().any(|&(q, _)| q == p);
+            let v = match again {
+                true => values[p].clone(),
+                false => values[p].take(),
+            };
+            out.push(
+                v.ok_or_else(|| Error::internal("eval", "a compiled output was not computed"))?,
+            );
+        }
+        Ok(out)
     }
 }
 

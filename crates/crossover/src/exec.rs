@@ -81,7 +81,7 @@ pub(crate) fn bind(k: &Kernel) -> Result<BoundKernel<'_>> {
     };
     Ok(BoundKernel {
         shape: &k.shape,
-        outputs,
+        outputs: outputs.into(),
         body,
     })
 }
@@ -106,7 +106,7 @@ fn input_buffers<'a>(
 fn check_results(k: &Kernel, b: &BoundKernel<'_>, values: &[Value]) -> Result<()> {
     // The kernel's name is formatted only for an error (a small kernel's
     // run costs little more than formatting it).
-    check_values_of(|| k.name(), &b.outputs, values)
+    check_values_of(|| k.name(), &b.outputs[..], values)
 }
 
 /// Checks that `values` are what `name` declared: as many, each of the
@@ -247,7 +247,7 @@ pub(crate) fn run_bound_on_cpu(
     }
     let values = backend.run(bound)?;
     engine.count_kernel(DeviceKind::Cpu);
-    check_values_of(name, &bound.outputs, &values)?;
+    check_values_of(name, &bound.outputs[..], &values)?;
     Ok(values)
 }
 

@@ -243,7 +243,8 @@ impl Cached {
                 .outputs
                 .iter()
                 .map(|&p| (graph.nodes[p].shape().to_vec(), graph.nodes[p].dtype()))
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
             body: BoundBody::Fused {
                 program: &t.program,
                 sources,

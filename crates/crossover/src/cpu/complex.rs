@@ -720,7 +720,7 @@ pub(crate) fn run_fused(
     let Some(plan) = reduce else {
         return Ok(bufs
             .into_iter()
-            .zip(&k.outputs)
+            .zip(k.outputs.iter())
             .map(|(b, (shape, _))| Value {
                 buffer: Arc::new(b),
                 layout: Layout::contiguous(shape),
@@ -756,7 +756,7 @@ pub(crate) fn run_fused(
     drop(prep);
     Ok(obufs
         .into_iter()
-        .zip(&k.outputs)
+        .zip(k.outputs.iter())
         .map(|(b, (shape, _))| Value {
             buffer: Arc::new(b),
             layout: Layout::contiguous(shape),

@@ -154,13 +154,10 @@ impl<'a> Prepared<'a> {
                 "complex programs are not supported yet",
             ));
         }
-        let last = program.last_uses();
-        let mut kinds = Vec::with_capacity(program.insts.len());
-        // Inline: no allocation for a small program's free list.
-        let mut free: SmallVec<[usize; 16]> = SmallVec::new();
-        let mut slots = 0usize;
-        for (r, inst) in program.insts.iter().enumerate() {
-            let kind = match &inst.kind {
+        let mut kinds: Vec<RegKind> = program
+            .insts
+            .iter()
+            .map(|inst| match &inst.kind {
                 InstKind::Load(s) => match &sources[*s as usize] {
                     Bound::Buffer {
                         data,
@@ -177,32 +174,25 @@ impl<'a> Prepared<'a> {
                 },
                 InstKind::Const(c) => RegKind::Splat(val_of(*c, inst.dtype)),
                 _ => RegKind::Slot(usize::MAX),
-            };
-            let kind = match kind {
-                RegKind::Slot(_) => {
-                    let s = free.pop().unwrap_or_else(|| {
-                        slots += 1;
-                        slots - 1
-                    });
-                    RegKind::Slot(s)
-                }
-                k => k,
-            };
-            kinds.push(kind);
-            // Free operands whose last use is this instruction (after the
-            // destination was allocated, so it never aliases an operand).
-            for op in inst.operands() {
-                let o = op as usize;
-                if last[o] == r {
-                    if let RegKind::Slot(s) = kinds[o] {
-                        if !free.contains(&s) {
-                            free.push(s);
-                        }
-                    }
-                }
+            })
+            .collect();
+        let classes: Classes = kinds.iter().map(RegClass::of).collect();
+        let memo = program
+            .slots_memo
+            .get_or_init(|| SlotPlan::new(program, &classes));
+        let fresh;
+        let plan = if memo.classes == classes {
+            memo
+        } else {
+            fresh = SlotPlan::new(program, &classes);
+            &fresh
+        };
+        for (kind, &slot) in kinds.iter_mut().zip(&plan.slot_of) {
+            if let RegKind::Slot(s) = kind {
+                *s = slot;
             }
         }
-        let chunk = chunk_for(program, &kinds, slots);
+        let (slots, chunk) = (plan.slots, plan.chunk);
         Ok(Prepared {
             program,
             sources,
@@ -444,6 +434,91 @@ pub(super) fn fill_random(
 /// touched bytes fit [`L1_BUDGET`]: each direct read, and each scratch slot
 /// at its widest register type (an output computed in place takes its
 /// slot's place, so outputs are not counted again).
+/// Which of [`RegKind`]'s kinds each register of a call is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RegClass {
+    Direct,
+    Splat,
+    Slot,
+}
+
+impl RegClass {
+    fn of(kind: &RegKind) -> RegClass {
+        match kind {
+            RegKind::Direct { .. } => RegClass::Direct,
+            RegKind::Splat(_) => RegClass::Splat,
+            RegKind::Slot(_) => RegClass::Slot,
+        }
+    }
+}
+
+type Classes = SmallVec<[RegClass; 16]>;
+
+/// The scratch slots of a program's computed registers and its chunk
+/// length, for one set of register classes: they depend on nothing else,
+/// so the first plan is kept on the program (about 700 instructions of a
+/// small call's [`Prepared::new`]) and serves every call whose inputs are
+/// read the same way.
+pub(crate) struct SlotPlan {
+    classes: Classes,
+    /// Per register, its slot (meaningful for [`RegClass::Slot`] only).
+    slot_of: SmallVec<[usize; 16]>,
+    slots: usize,
+    chunk: usize,
+}
+
+impl SlotPlan {
+    /// Assigns slots by liveness: a register's slot is freed after its
+    /// last use, for a later register to take.
+    fn new(program: &Program, classes: &[RegClass]) -> SlotPlan {
+        let last = program.last_uses();
+        let mut kinds: Vec<RegKind> = Vec::with_capacity(classes.len());
+        // Inline: no allocation for a small program's free list.
+        let mut free: SmallVec<[usize; 16]> = SmallVec::new();
+        let mut slots = 0usize;
+        for (r, (inst, class)) in program.insts.iter().zip(classes).enumerate() {
+            kinds.push(match class {
+                RegClass::Slot => RegKind::Slot(free.pop().unwrap_or_else(|| {
+                    slots += 1;
+                    slots - 1
+                })),
+                // Placeholders: only slots matter here.
+                RegClass::Direct => RegKind::Direct {
+                    source: 0,
+                    offset: 0,
+                },
+                RegClass::Splat => RegKind::Splat(Val::Bool(0)),
+            });
+            // Free operands whose last use is this instruction (after the
+            // destination was allocated, so it never aliases an operand).
+            for op in inst.operands() {
+                let o = op as usize;
+                if last[o] == r {
+                    if let RegKind::Slot(s) = kinds[o] {
+                        if !free.contains(&s) {
+                            free.push(s);
+                        }
+                    }
+                }
+            }
+        }
+        let chunk = chunk_for(program, &kinds, slots);
+        let slot_of = kinds
+            .iter()
+            .map(|k| match k {
+                RegKind::Slot(s) => *s,
+                _ => usize::MAX,
+            })
+            .collect();
+        SlotPlan {
+            classes: classes.iter().copied().collect(),
+            slot_of,
+            slots,
+            chunk,
+        }
+    }
+}
+
 fn chunk_for(program: &Program, kinds: &[RegKind], slots: usize) -> usize {
     // Register types are at most 8 bytes (small integers widen to 4 or 8).
     let reg_bytes = |d: DType| if d.is_small_int() { 8 } else { d.size() };

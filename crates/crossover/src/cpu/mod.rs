@@ -11,6 +11,7 @@ pub(crate) mod direct;
 pub mod gather;
 pub mod interp;
 mod jit;
+pub(crate) use jit::Lowering as JitLowering;
 pub mod math;
 pub mod math32_exp512;
 pub mod math32_hyp;
@@ -326,7 +327,7 @@ fn run_fused(
     drop(prep);
     Ok(bufs
         .into_iter()
-        .zip(&k.outputs)
+        .zip(k.outputs.iter())
         .map(|(b, (shape, _))| Value {
             buffer: Arc::new(b),
             layout: Layout::contiguous(shape),

@@ -59,8 +59,10 @@ pub enum BoundBody<'k> {
 pub struct BoundKernel<'k> {
     /// Iteration space (library kernels: the first output's shape).
     pub shape: &'k [usize],
-    /// Shape and dtype of each value the backend returns.
-    pub outputs: Vec<(Vec<usize>, DType)>,
+    /// Shape and dtype of each value the backend returns (borrowed where
+    /// the caller keeps them: a replay's kernel would otherwise copy them on
+    /// every run).
+    pub outputs: std::borrow::Cow<'k, [(Vec<usize>, DType)]>,
     pub body: BoundBody<'k>,
 }
 

@@ -84,6 +84,10 @@ pub struct Program {
     pub(crate) key_memo: Memo<String>,
     /// [`Program::last_uses`] once computed.
     pub(crate) last_uses_memo: Memo<Vec<usize>>,
+    /// The CPU compiler's first lowering of the program (`cpu/jit/memo.rs`).
+    pub(crate) jit_memo: Memo<crate::cpu::JitLowering>,
+    /// The interpreter's first slot plan ([`crate::cpu::interp::SlotPlan`]).
+    pub(crate) slots_memo: Memo<crate::cpu::interp::SlotPlan>,
 }
 
 /// Something derived from a program once and kept. A program is built by
@@ -99,6 +103,13 @@ pub(crate) struct Memo<T>(std::sync::OnceLock<T>);
 impl<T> Default for Memo<T> {
     fn default() -> Self {
         Memo(std::sync::OnceLock::new())
+    }
+}
+
+impl<T> Memo<T> {
+    /// The kept value, made by `f` on first use.
+    pub(crate) fn get_or_init(&self, f: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(f)
     }
 }
 
@@ -126,6 +137,8 @@ impl Program {
         self.insts.push(Inst { kind, dtype });
         self.key_memo = Memo::default();
         self.last_uses_memo = Memo::default();
+        self.jit_memo = Memo::default();
+        self.slots_memo = Memo::default();
         (self.insts.len() - 1) as Reg
     }
 

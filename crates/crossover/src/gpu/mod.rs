@@ -555,7 +555,7 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
             .map(|m| self.mem_of(m.as_ref()))
             .collect::<Result<_>>()?;
         let mut outs = Vec::with_capacity(k.outputs.len());
-        for (shape, dtype) in &k.outputs {
+        for (shape, dtype) in k.outputs.iter() {
             let bytes = crate::shape::numel(shape) * dtype.size();
             outs.push((self.alloc(bytes)?, bytes, shape, *dtype));
         }

@@ -298,3 +298,76 @@ fn one_op_kernels_after_reductions_run_direct_with_the_general_paths_bits() {
         }
     });
 }
+
+#[test]
+fn runs_on_values_give_the_array_runs_bits_and_decline_alike() {
+    on_every_engine_lenient(|e| {
+        for dtype in [DType::F32, DType::F64] {
+            let n = 4103;
+            let (x, _) = array(&[n], dtype, 21, 0.0, 1.0);
+            let (y, _) = array(&[n], dtype, 22, -2.0, 2.0);
+            let lin = x.mul(&y).unwrap().add(1.0).unwrap();
+            // The same output twice, and a reduction: each comes back whole.
+            let outputs = [lin.clone(), lin, conditional_sum(&x, &y)];
+            let c = CompiledGraph::capture(&[x.clone(), y.clone()], &[], &outputs)
+                .expect("fused kernels");
+            let (x2, vx) = array(&[n], dtype, 23, 0.0, 1.0);
+            let (y2, vy) = array(&[n], dtype, 24, -2.0, 2.0);
+            let values = [x2.value().unwrap(), y2.value().unwrap()];
+            let run = c.run_values(&values).unwrap();
+            if !runs_compiled(e) {
+                assert!(run.is_none(), "{}: ran beside a GPU", e.name);
+                continue;
+            }
+            let got = run.expect("same dtypes and layouts");
+            let arrays = c.run(&[x2.clone(), y2.clone()]).unwrap().unwrap();
+            assert_eq!(got.len(), 3);
+            for (v, a) in got.iter().zip(&arrays) {
+                let mine = Array::from_shared(v.buffer.clone(), v.layout.clone()).unwrap();
+                let (m, a) = (mine.to_vec_f64().unwrap(), a.to_vec_f64().unwrap());
+                assert!(m.iter().zip(&a).all(|(p, q)| p.to_bits() == q.to_bits()));
+            }
+            let lin_ref: Vec<f64> = vx.iter().zip(&vy).map(|(a, b)| a * b + 1.0).collect();
+            let rtol = if dtype == DType::F32 { 1e-6 } else { 1e-15 };
+            let first = Array::from_shared(got[0].buffer.clone(), got[0].layout.clone()).unwrap();
+            assert_close(
+                &first.to_vec_f64().unwrap(),
+                &lin_ref,
+                rtol,
+                1e-6,
+                "x*y + 1",
+            );
+            // The reduction's result owns its buffer (handed over uncopied).
+            assert!(Arc::strong_count(&got[2].buffer) == 1);
+            // Another dtype, a strided layout, a missing input: declined.
+            let other = if dtype == DType::F32 {
+                DType::F64
+            } else {
+                DType::F32
+            };
+            let (x3, _) = array(&[n], other, 25, 0.0, 1.0);
+            let mut strided = values[0].clone();
+            strided.layout = Layout {
+                shape: vec![n / 2],
+                strides: vec![2],
+                offset: 0,
+            };
+            for inputs in [
+                vec![x3.value().unwrap(), values[1].clone()],
+                vec![strided, values[1].clone()],
+                vec![values[0].clone()],
+            ] {
+                assert!(c.run_values(&inputs).unwrap().is_none());
+            }
+            // Captured with one array read twice: values say nothing of
+            // sharing, so they are declined.
+            let twice = CompiledGraph::capture(
+                &[x.clone(), x.clone()],
+                &[],
+                &[x.sub(&x).unwrap().sum(None, false).unwrap()],
+            )
+            .unwrap();
+            assert!(twice.run_values(&values).unwrap().is_none());
+        }
+    });
+}

@@ -269,15 +269,17 @@ pub(crate) fn isa() -> Option<Isa> {
 /// when the program has something the compiler does not cover.
 pub(crate) fn bind(prep: &Prepared<'_>, mode: Mode, points: usize) -> Option<Bound> {
     let isa = isa()?;
-    let mut bound = bind_for(prep, mode, isa)?;
-    let bytes = points * bound.size * (bound.sources.len() + 1);
-    if mode == Mode::Store && bytes >= STREAM_BYTES {
-        bound.streaming = lower(prep, mode, isa).and_then(|(mut spec, ..)| {
+    memo::with_lowered(prep, mode, isa, |lowered| {
+        let lowered = lowered?;
+        let mut bound = bind_lowered(prep, lowered)?;
+        let bytes = points * bound.size * (bound.sources.len() + 1);
+        if mode == Mode::Store && bytes >= STREAM_BYTES {
+            let mut spec = lowered.spec.clone();
             spec.stream = true;
-            compiled(&spec)
-        });
-    }
-    Some(bound)
+            bound.streaming = compiled(&spec);
+        }
+        Some(bound)
+    })
 }
 
 /// Bytes read and written by a store kernel from which its stores stream
@@ -286,10 +288,15 @@ pub(crate) fn bind(prep: &Prepared<'_>, mode: Mode, points: usize) -> Option<Bou
 const STREAM_BYTES: usize = 32 << 20;
 
 /// [`bind`] for a given instruction set (the CPU must have it).
+#[cfg(test)]
 fn bind_for(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<Bound> {
-    let (spec, sources, splats) = lower(prep, mode, isa)?;
-    let kernel = compiled(&spec)?;
-    let sources = sources
+    memo::with_lowered(prep, mode, isa, |lowered| bind_lowered(prep, lowered?))
+}
+
+/// `lowered` bound to this call's sources and constants.
+fn bind_lowered(prep: &Prepared<'_>, lowered: &memo::Lowered) -> Option<Bound> {
+    let sources = lowered
+        .sources
         .iter()
         .map(|&r| {
             let memory = prep.in_place_bytes(r);
@@ -298,21 +305,22 @@ fn bind_for(prep: &Prepared<'_>, mode: Mode, isa: Isa) -> Option<Bound> {
                 .or_else(|| prep.random_input(r))
         })
         .collect::<Option<Vec<_>>>()?;
-    let splats = splats
+    let splats = lowered
+        .splats
         .iter()
         .map(|s| match *s {
             Splat::Bits(b) => Some(b),
             Splat::Reg(r) => prep.splat_bits(r),
         })
         .collect::<Option<Vec<_>>>()?;
-    let size = match spec.float {
+    let size = match lowered.spec.float {
         Float::F64 => 8,
         Float::F32 => 4,
     };
     Some(Bound {
-        kernel,
+        kernel: Arc::clone(&lowered.kernel),
         streaming: None,
-        mode,
+        mode: lowered.spec.mode,
         size,
         sources,
         splats,
@@ -740,6 +748,8 @@ impl Bound {
     }
 }
 
+mod memo;
+pub(crate) use memo::Lowering;
 mod tail;
 
 #[cfg(test)]

@@ -657,3 +657,68 @@ fn a_sum_of_one_instruction_is_the_interpreters_bits() {
         }
     }
 }
+
+#[test]
+fn a_programs_kept_lowering_serves_only_calls_that_read_alike() {
+    // One program bound again and again, as the fusion cache shares it
+    // between calls: inputs in place, then `y` one repeated element (a
+    // constant to the kernel), then in place again, in both modes and on
+    // every instruction set. The program keeps its first lowering; each
+    // binding must still compute the interpreter's bits for its own reads.
+    let n = 100;
+    // Finite values: which NaN an operation returns is not the arithmetic.
+    let finite = |v: Vec<f64>| -> Vec<f64> {
+        v.into_iter()
+            .map(|f| if f.is_finite() { f } else { 1.25 })
+            .collect()
+    };
+    let (x, y) = inputs(n);
+    let (x, y) = (finite(x), finite(y));
+    let (name, p) = programs(DType::F64).remove(1);
+    let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    for isa in isas() {
+        for mode in [Mode::Store, Mode::Sum] {
+            for repeated_y in [false, true, false] {
+                let prep = match repeated_y {
+                    false => prepare(&p, Data::F64(&x), Data::F64(&y)),
+                    true => {
+                        let in_place = Source::Buffer {
+                            data: Data::F64(&x),
+                            access: Access::Contiguous { offset: 3 },
+                        };
+                        let element = Source::Buffer {
+                            data: Data::F64(&y),
+                            access: Access::Constant { pos: 4 },
+                        };
+                        Prepared::new(&p, vec![in_place, element]).unwrap()
+                    }
+                };
+                let kernel = bind_for(&prep, mode, isa)
+                    .unwrap_or_else(|| panic!("{isa:?}, {name}: not compiled"));
+                let want = interpreted(&prep, n);
+                let what = format!("{isa:?}, {mode:?}, y repeated: {repeated_y}");
+                let blocks = n / BLOCK;
+                if mode == Mode::Store {
+                    let mut out = vec![7.0f64; n];
+                    let bytes = bytes_of(&mut out);
+                    assert!(kernel.store_blocks(0, blocks, &mut bytes[..blocks * BLOCK * 8]));
+                    assert!(kernel.store_tail(
+                        blocks * BLOCK,
+                        n % BLOCK,
+                        &mut bytes[blocks * BLOCK * 8..]
+                    ));
+                    assert_eq!(bits(&out), bits(&want), "{what}");
+                } else {
+                    let got = kernel.sum_blocks(0, blocks).unwrap();
+                    let mut lanes = [0f64; BLOCK];
+                    for b in 0..blocks {
+                        for (l, w) in lanes.iter_mut().enumerate() {
+                            *w += want[b * BLOCK + l];
+                        }
+                    }
+                    assert_eq!(bits(&got), bits(&lanes), "{what}");
+                }
+            }
+        }
+    }
+}
