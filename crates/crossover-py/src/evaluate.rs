@@ -18,6 +18,7 @@
 use crate::array::{compute, wrap, PyArr};
 use crate::convert::{self, Intake};
 use crate::errors;
+use crate::kwcall::{Args, PARAMETERS};
 use crate::tape::{op, Call};
 use crossover::compiled::CompiledGraph;
 use crossover::expr::parse::Expr;
@@ -175,43 +176,31 @@ fn caller_scopes(py: Python<'_>) -> Scopes<'_> {
     }
 }
 
-/// Evaluates an expression string over arrays, like ``numexpr.evaluate``.
-///
-/// Variables are taken from the keyword arguments, else from ``local_dict``
-/// and ``global_dict``, which default to the caller's locals and globals.
-/// NumPy inputs give a NumPy result (computed now, in one fused pass, with no
-/// copies of inputs or result); if any input is a crossover array the result
-/// is a lazy crossover array.
-///
-/// ``out=`` (a NumPy array, when the expression has no variable named
-/// ``out``) receives the result, as in numexpr.
-///
-/// Raises ExpressionError (a ValueError) with ``.position`` for a malformed
-/// string or an unknown name.
-#[pyfunction]
-#[pyo3(signature = (expression, local_dict = None, global_dict = None, **kwargs))]
-pub fn evaluate(
-    py: Python<'_>,
-    expression: &Bound<'_, PyString>,
-    local_dict: Option<&Bound<'_, PyAny>>,
-    global_dict: Option<&Bound<'_, PyAny>>,
-    kwargs: Option<&Bound<'_, PyDict>>,
+/// `xo.evaluate(expression, local_dict=None, global_dict=None, **kwargs)`
+/// (its docstring and argument binding: [`crate::kwcall`]): `kwargs` are
+/// the call's other keyword arguments.
+pub fn evaluate<'py>(
+    py: Python<'py>,
+    expression: &Bound<'py, PyString>,
+    local_dict: Option<Bound<'py, PyAny>>,
+    global_dict: Option<Bound<'py, PyAny>>,
+    kwargs: &Args<'_, 'py>,
 ) -> PyResult<Py<PyAny>> {
     let p = parsed(py, &expression.to_cow()?)?;
     let mut scopes: Option<Scopes<'_>> = None;
     let mut found: Vec<(usize, Bound<'_, PyAny>)> = Vec::with_capacity(p.names.len());
     for (i, name) in p.py_names.iter().enumerate() {
         let name = name.bind(py);
-        let mut obj = match kwargs {
-            Some(k) => k.get_item(name)?,
-            None => None,
+        let mut obj = match PARAMETERS.contains(&p.names[i].as_str()) {
+            true => None,
+            false => kwargs.keyword(name)?,
         };
         if obj.is_none() {
             let (l, g) = scopes.get_or_insert_with(|| {
                 if local_dict.is_none() && global_dict.is_none() {
                     caller_scopes(py)
                 } else {
-                    (local_dict.cloned(), global_dict.cloned())
+                    (local_dict.clone(), global_dict.clone())
                 }
             });
             if let Some(l) = l.as_ref() {
@@ -282,20 +271,19 @@ fn numpy_values(found: &[(usize, Bound<'_, PyAny>)]) -> Option<Vec<Value>> {
 
 /// The computed result as NumPy returns it: a new array, or numexpr's
 /// `out=` written and returned.
-fn finish(
-    py: Python<'_>,
+fn finish<'py>(
+    py: Python<'py>,
     p: &Parsed,
-    kwargs: Option<&Bound<'_, PyDict>>,
+    kwargs: &Args<'_, 'py>,
     value: Value,
 ) -> PyResult<Py<PyAny>> {
     let out = convert::owned_numpy(py, value)?;
     // numexpr's `out=`: write into the caller's array and return it.
-    if let Some(dst) = kwargs
-        .filter(|_| !p.names.iter().any(|n| n == "out"))
-        .map(|k| k.get_item(pyo3::intern!(py, "out")))
-        .transpose()?
-        .flatten()
-    {
+    let named_out = p.names.iter().any(|n| n == "out");
+    if let Some(dst) = match named_out {
+        true => None,
+        false => kwargs.keyword(pyo3::intern!(py, "out"))?,
+    } {
         py.import("numpy")?.getattr("copyto")?.call1((&dst, out))?;
         return Ok(dst.unbind());
     }

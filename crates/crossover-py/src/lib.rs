@@ -17,6 +17,7 @@ mod evaluate;
 mod exchange;
 mod explain;
 mod functions;
+mod kwcall;
 mod library;
 mod random;
 mod report;
@@ -45,6 +46,7 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::PyStreamTriad>()?;
     m.add_class::<engine_kernel::PyEngineKernel>()?;
     m.add("__version__", crossover::VERSION)?;
+    kwcall::add_evaluate(m)?;
     ufunc::add_unary(m)?;
     ufunc::add_binary(m)?;
     macro_rules! add {
@@ -53,7 +55,6 @@ fn _crossover(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add!(
         device::set_device,
         device::get_device,
-        evaluate::evaluate,
         evaluate::_expression_cache_size,
         evaluate::_expression_compiled_runs,
         explain::_explain,

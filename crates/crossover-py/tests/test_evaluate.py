@@ -28,6 +28,35 @@ def test_evaluate_kwargs_and_dicts(rng):
                                a.reshape(10, 100).mean(axis=0), rtol=1e-13)
 
 
+def test_evaluate_binds_its_arguments_as_a_python_function_would(rng):
+    # evaluate(expression, local_dict=None, global_dict=None, **kwargs),
+    # registered by hand (vectorcall keywords read in place): positional or
+    # keyword parameters, None for a default, keywords in any order, and
+    # Python's errors for a call that does not fit.
+    a = nonzero(rng, 37, np.float64)
+    np.testing.assert_array_equal(xo.evaluate("x - z", {"x": a}, {"z": 1.0}), a - 1)
+    np.testing.assert_array_equal(xo.evaluate("x - z", None, {"x": a, "z": 2.0}), a - 2)
+    np.testing.assert_array_equal(
+        xo.evaluate(global_dict={"z": 3.0}, expression="x - z", local_dict={"x": a}), a - 3)
+    np.testing.assert_array_equal(xo.evaluate("x - z", {"x": a}, z=4.0), a - 4)
+    # Keywords beat the dicts; the names need not be interned.
+    name = "".join(["x", "x"])
+    np.testing.assert_array_equal(xo.evaluate("xx * 2", local_dict={"xx": a}, **{name: a + 1}),
+                                  (a + 1) * 2)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'expression'"):
+        xo.evaluate(x=a)
+    with pytest.raises(TypeError, match="takes from 1 to 3 positional arguments but 4 were given"):
+        xo.evaluate("x", {}, {}, {})
+    with pytest.raises(TypeError, match="multiple values for argument 'local_dict'"):
+        xo.evaluate("x", {"x": a}, local_dict={"x": a})
+    with pytest.raises(TypeError, match="'expression' must be str, not int"):
+        xo.evaluate(3, x=a)
+    import inspect
+    assert str(inspect.signature(xo.evaluate)) == \
+        "(expression, local_dict=None, global_dict=None, **kwargs)"
+    assert "numexpr" in xo.evaluate.__doc__
+
+
 GLOBAL_ARRAY = np.arange(1.0, 6.0)
 
 
