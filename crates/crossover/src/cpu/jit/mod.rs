@@ -52,9 +52,12 @@ const MAX_SOURCES: usize = 0;
 pub(crate) const BLOCK: usize = 16;
 
 /// Fewest points for which a program is looked up (and compiled once): a
-/// smaller kernel's time is its fixed cost, which the lookup (about 2,000
-/// instructions: lowering the program, the cache's lock and hash) would
-/// add to.
+/// smaller kernel's time is its fixed cost, which the lookup would add to.
+/// Measured when every call lowered the program and took the cache's lock
+/// and hash (about 2,000 instructions); since a program keeps its lowering
+/// (`memo.rs`) a repeated call's lookup is about 900, so this and
+/// [`MIN_POINTS_HEAVY`] may now be higher than they need to be (not
+/// measured again).
 pub(crate) const MIN_POINTS: usize = 4096;
 
 /// Fewest points for a program of at least [`HEAVY_FLOPS`] a point, whose
