@@ -53,30 +53,44 @@ pub(crate) const BLOCK: usize = 16;
 
 /// Fewest points for which a program is looked up (and compiled once): a
 /// smaller kernel's time is its fixed cost, which the lookup would add to.
-/// Measured when every call lowered the program and took the cache's lock
-/// and hash (about 2,000 instructions); since a program keeps its lowering
-/// (`memo.rs`) a repeated call's lookup is about 900, so this and
-/// [`MIN_POINTS_HEAVY`] may now be higher than they need to be (not
-/// measured again).
-pub(crate) const MIN_POINTS: usize = 4096;
+/// With the kept lowering (`memo.rs`; callgrind, `xo.evaluate` on NumPy
+/// inputs, session 51), compiled against interpreted: `a*b + b` float32
+/// 128 instructions a call more at 1,024 points, 744 fewer at 1,536, 1,031
+/// at 2,048 and 2,113 at 3,072; `(a + b) * 0.5` 814 more at 1,024, the same
+/// at 2,048 and 848 fewer at 3,072 (4,096 before, measured with the
+/// lookup's 2,000 instructions).
+pub(crate) const MIN_POINTS: usize = 2048;
 
 /// Fewest points for a program of at least [`HEAVY_FLOPS`] a point, whose
-/// loop saves more per point than the lookup costs: from 768 points a
-/// `where`-sum, `sqrt(a*a + b*b) * 0.5` and `a*b + sin(a) + cos(b)` took
-/// up to 0.25 us less a call and `exp(-a*a) * b` the same, where `a*b + c`
-/// took 0.05-0.15 us more until 4,096 (benchmarks-percall.md, session 49).
-pub(crate) const MIN_POINTS_HEAVY: usize = 768;
+/// loop saves more per point than the lookup costs. With the kept lowering
+/// (callgrind, `xo.evaluate` on NumPy inputs, session 51): compiled,
+/// `a*b + sin(a) + cos(b)` took 18.2k instructions a call against 18.9k at
+/// 256 points and 20.4k against 22.1k at 512, `sqrt(a*a + b*b) * 0.5` 1-3%
+/// fewer and `exp(-a*a) * b` the same; at 64 and 128 points the lookup
+/// cost what the loop saved (768 before, measured with the lookup's 2,000).
+pub(crate) const MIN_POINTS_HEAVY: usize = 256;
 
-/// [`MIN_POINTS_HEAVY`], or `CROSSOVER_JIT_MIN_POINTS_HEAVY` (read once),
-/// to measure where the compiled loop starts to pay on a machine.
-fn min_points_heavy() -> usize {
-    static MIN: OnceLock<usize> = OnceLock::new();
-    *MIN.get_or_init(|| {
-        std::env::var("CROSSOVER_JIT_MIN_POINTS_HEAVY")
+/// `var`, read once into `cell`, or `default`: the thresholds above can be
+/// moved to measure where the compiled loop starts to pay on a machine.
+fn threshold(cell: &OnceLock<usize>, var: &str, default: usize) -> usize {
+    *cell.get_or_init(|| {
+        std::env::var(var)
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(MIN_POINTS_HEAVY)
+            .unwrap_or(default)
     })
+}
+
+/// [`MIN_POINTS`], or `CROSSOVER_JIT_MIN_POINTS`.
+fn min_points() -> usize {
+    static MIN: OnceLock<usize> = OnceLock::new();
+    threshold(&MIN, "CROSSOVER_JIT_MIN_POINTS", MIN_POINTS)
+}
+
+/// [`MIN_POINTS_HEAVY`], or `CROSSOVER_JIT_MIN_POINTS_HEAVY`.
+fn min_points_heavy() -> usize {
+    static MIN: OnceLock<usize> = OnceLock::new();
+    threshold(&MIN, "CROSSOVER_JIT_MIN_POINTS_HEAVY", MIN_POINTS_HEAVY)
 }
 
 /// Flops a point ([`crate::expr::ir::Program::flops_per_point`]) from
@@ -86,7 +100,7 @@ pub(crate) const HEAVY_FLOPS: f64 = 4.0;
 /// Whether a kernel of `points` points and `flops_per_point` is worth
 /// looking up (and compiling once).
 pub(crate) fn worth_compiling(points: usize, flops_per_point: f64) -> bool {
-    points >= MIN_POINTS || (flops_per_point >= HEAVY_FLOPS && points >= min_points_heavy())
+    points >= min_points() || (flops_per_point >= HEAVY_FLOPS && points >= min_points_heavy())
 }
 
 /// Most kernels kept; programs beyond stay in the interpreter.
