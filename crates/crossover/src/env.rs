@@ -53,9 +53,21 @@ fn parse_threads(value: Option<&str>, cores: usize) -> usize {
     }
 }
 
+/// A count of points from `var` (`value`: its text, when set), else
+/// `default`; an invalid value warns and keeps `default`.
+pub(crate) fn points(var: &str, value: Option<&str>, default: usize) -> usize {
+    let Some(v) = value.filter(|v| !v.trim().is_empty()) else {
+        return default;
+    };
+    v.trim().parse::<usize>().unwrap_or_else(|_| {
+        warn(var, v, &format!("not a count of points; using {default}"));
+        default
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_threads;
+    use super::{parse_threads, points};
 
     #[test]
     fn thread_counts_are_validated_and_capped() {
@@ -64,6 +76,17 @@ mod tests {
         assert_eq!(parse_threads(Some("10000"), 2), 8);
         for bad in ["0", "abc", "-3", "1.5"] {
             assert_eq!(parse_threads(Some(bad), 2), 2, "{bad}");
+        }
+    }
+
+    #[test]
+    fn point_counts_are_read_or_the_default_kept() {
+        assert_eq!(points("X", None, 2048), 2048);
+        assert_eq!(points("X", Some(""), 2048), 2048);
+        assert_eq!(points("X", Some("64"), 2048), 64);
+        assert_eq!(points("X", Some(" 0 "), 2048), 0);
+        for bad in ["abc", "-3", "1.5", "1e3"] {
+            assert_eq!(points("X", Some(bad), 2048), 2048, "{bad}");
         }
     }
 }

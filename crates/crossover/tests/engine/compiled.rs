@@ -27,6 +27,16 @@ fn conditional_sum_ref(x: &[f64], y: &[f64]) -> f64 {
 }
 
 /// Whether `e` runs compiled graphs (only the CPU can run anything there).
+/// A graph captured with one array given as both inputs.
+fn captured_reading_twice(x: &Array) -> CompiledGraph {
+    CompiledGraph::capture(
+        &[x.clone(), x.clone()],
+        &[],
+        &[x.sub(x).unwrap().sum(None, false).unwrap()],
+    )
+    .unwrap()
+}
+
 fn runs_compiled(e: &TestEngine) -> bool {
     e.name == "cpu"
 }
@@ -131,12 +141,7 @@ fn inputs_unlike_the_captured_ones_are_declined() {
         }
         // Captured with one array read twice, run with two: declined (the
         // kernel reads a shared input once).
-        let twice = CompiledGraph::capture(
-            &[x.clone(), x.clone()],
-            &[],
-            &[x.sub(&x).unwrap().sum(None, false).unwrap()],
-        )
-        .unwrap();
+        let twice = captured_reading_twice(&x);
         assert!(twice.run(&[x.clone(), x.clone()]).unwrap().is_some());
         assert!(twice.run(&[x.clone(), y.clone()]).unwrap().is_none());
     });
@@ -361,12 +366,7 @@ fn runs_on_values_give_the_array_runs_bits_and_decline_alike() {
             }
             // Captured with one array read twice: values say nothing of
             // sharing, so they are declined.
-            let twice = CompiledGraph::capture(
-                &[x.clone(), x.clone()],
-                &[],
-                &[x.sub(&x).unwrap().sum(None, false).unwrap()],
-            )
-            .unwrap();
+            let twice = captured_reading_twice(&x);
             assert!(twice.run_values(&values).unwrap().is_none());
         }
     });

@@ -70,15 +70,11 @@ pub(crate) const MIN_POINTS: usize = 2048;
 /// cost what the loop saved (768 before, measured with the lookup's 2,000).
 pub(crate) const MIN_POINTS_HEAVY: usize = 256;
 
-/// `var`, read once into `cell`, or `default`: the thresholds above can be
-/// moved to measure where the compiled loop starts to pay on a machine.
+/// `var`, read once into `cell` ([`crate::env::points`]: an invalid value
+/// warns), or `default`: the thresholds above can be moved to measure
+/// where the compiled loop starts to pay on a machine.
 fn threshold(cell: &OnceLock<usize>, var: &str, default: usize) -> usize {
-    *cell.get_or_init(|| {
-        std::env::var(var)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    })
+    *cell.get_or_init(|| crate::env::points(var, std::env::var(var).ok().as_deref(), default))
 }
 
 /// [`MIN_POINTS`], or `CROSSOVER_JIT_MIN_POINTS`.
