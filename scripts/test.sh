@@ -85,7 +85,8 @@ side python-pocl env CROSSOVER_GPU=opencl:pocl CROSSOVER_TEST_DEVICE=gpu-prefer 
   crates/crossover-py/tests/test_jit_loops.py crates/crossover-py/tests/test_jit_replay.py \
   crates/crossover-py/tests/test_library.py \
   crates/crossover-py/tests/test_matmul_join.py crates/crossover-py/tests/test_exchange.py \
-  crates/crossover-py/tests/test_small_ints.py crates/crossover-py/tests/test_compare_gpu.py
+  crates/crossover-py/tests/test_small_ints.py crates/crossover-py/tests/test_compare_gpu.py \
+  crates/crossover-py/tests/test_hostile.py
 side rust-doc cargo test --workspace --doc --quiet
 wait
 failed=0

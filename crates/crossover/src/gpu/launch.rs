@@ -4,6 +4,7 @@
 
 use super::codegen::params::{Param, Value};
 use super::codegen::{Access, Kind, Strategy, Variant, GROUP};
+use crate::cpu::num::Num;
 use crate::dtype::{DType, Scalar};
 use crate::expr::ir::{InstKind, Program};
 use crate::fuse::{ReduceMode, ReducePlan};
@@ -308,10 +309,12 @@ impl Launch {
 fn constant(c: Scalar, d: DType) -> Value {
     match d {
         DType::Bool => Value::I64(c.as_bool() as i64),
-        DType::I32 => Value::I64(c.as_i64() as i32 as i64),
+        // As the CPU converts a constant: a float that no integer holds
+        // gives NumPy's value and its warning.
+        DType::I32 => Value::I64(<i32 as Num>::from_scalar(c) as i64),
         DType::F32 => Value::F32(c.as_f64() as f32),
         DType::F64 | DType::C64 | DType::C128 => Value::F64(c.as_f64()),
-        DType::I64 => Value::I64(c.as_i64()),
+        DType::I64 => Value::I64(<i64 as Num>::from_scalar(c)),
         // Refused before launching (GPU kernels have no narrow integers).
         d => Value::I64(crate::cpu::wrap_i64(d, c.as_i64())),
     }

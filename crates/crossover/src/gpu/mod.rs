@@ -386,7 +386,8 @@ impl<A: GpuApi> GpuBackend<A> {
             ));
         }
         let params = launch.variant.params(program).size();
-        let args = 8 * (program.sources.len() + k.outputs.len() + 1);
+        let flag = usize::from(codegen::expr::checks_casts(program));
+        let args = 8 * (program.sources.len() + k.outputs.len() + 1 + flag);
         if params + args > info.max_param_bytes {
             return Err(format!(
                 "its {} bytes of kernel arguments exceed the device's limit of {}",
@@ -560,6 +561,12 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
             outs.push((self.alloc(bytes)?, bytes, shape, *dtype));
         }
         let partials = self.alloc(launch.partial_states.max(1))?;
+        // Invalid float-to-int casts set this flag (read back below).
+        let bad_cast = if codegen::expr::checks_casts(program) {
+            Some(self.upload_bytes(&[0; 4])?)
+        } else {
+            None
+        };
         let params = entry
             .rendered
             .params
@@ -587,6 +594,9 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
                     args.push(Arg::Mem(partials.mem()));
                 }
                 args.extend(outs.iter().map(|o| Arg::Mem(o.0.mem())));
+                if let (Some(flag), false) = (&bad_cast, merge) {
+                    args.push(Arg::Mem(flag.mem()));
+                }
                 let ev = guard("launch", &sh.label, || {
                     sh.api.launch(&entry.module, i, groups, &args)
                 })?;
@@ -594,6 +604,13 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
             }
         }
         sh.ran(RunTime::Events(events));
+        // NumPy warns at the call, so the flag is read now: this waits for
+        // the kernel (only kernels that cast floats to integers have one).
+        if let Some(flag) = &bad_cast {
+            if self.read_back(flag, 4)?.iter().any(|&b| b != 0) {
+                crate::cpu::num::note_invalid_cast();
+            }
+        }
         // The partial states stay alive until the queue has run them.
         drop(inputs);
         let keep = partials;

@@ -138,17 +138,6 @@ XO_FN f32 xo_normal_f32(u64 seed, u64 stream, u64 j) {
   f32 t = 6.28318548202514648e+00f * u2;
   return (j & 1) ? r * xo_sin_f32(t) : r * xo_cos_f32(t);
 }
-// Float-to-int casts as the host CPU backend gives them (NumPy's astype on
-// this platform): in range, truncation; NaN, infinities and out-of-range
-// values give XO_BAD_CAST (C leaves them undefined).
-XO_FN i32 xo_f32_to_i32(f32 x) {
-  return (x >= -2147483648.0f && x < 2147483648.0f) ? (i32)x
-       : (i32)XO_BAD_CAST(x, (-2147483647 - 1), 2147483647);
-}
-XO_FN i64 xo_f32_to_i64(f32 x) {
-  return (x >= -9223372036854775808.0f && x < 9223372036854775808.0f) ? (i64)x
-       : XO_BAD_CAST(x, XO_I64_MIN, XO_I64_MAX);
-}
 // Integer power with wrapping products; negative exponents give NumPy's
 // results for bases 1 and -1 and 0 otherwise (as the CPU backend).
 XO_FN i64 xo_ipow(i64 b, i64 e) {
@@ -169,6 +158,44 @@ const BAD_CAST: &str = if cfg!(target_arch = "x86_64") {
     "#define XO_BAD_CAST(x, lo, hi) ((x) != (x) ? 0 : ((x) > 0 ? (hi) : (lo)))\n"
 };
 
+/// Float-to-int casts as the host CPU backend gives them (NumPy's astype
+/// on this platform): in range, truncation; NaN, infinities and
+/// out-of-range values give `XO_BAD_CAST` (C leaves them undefined). The
+/// `_noted` form also sets `*bad`, the kernel's flag that the host turns
+/// into NumPy's "invalid value encountered in cast" warning (a plain
+/// store: every writer stores 1, so the race is harmless). `$F` is the
+/// float type, `$I` the integer one, `$LO`/`$HI` its range as `$F`
+/// literals, `$MIN`/`$MAX` its limits.
+const FLOAT_TO_INT: &str = r#"XO_FN $I xo_$F_to_$I($F x) {
+  return (x >= $LO && x < $HI) ? ($I)x : ($I)XO_BAD_CAST(x, $MIN, $MAX);
+}
+XO_FN $I xo_$F_to_$I_noted($F x, GLOBAL u32* bad) {
+  if (!(x >= $LO && x < $HI)) *bad = 1u;
+  return xo_$F_to_$I(x);
+}
+"#;
+
+/// [`FLOAT_TO_INT`] from float type `f` (`"f32"` or `"f64"`) to both
+/// integer types.
+fn float_to_int(f: &str) -> String {
+    let sfx = if f == "f32" { "f" } else { "" };
+    [
+        ("i32", "2147483648.0", "(-2147483647 - 1)", "2147483647"),
+        ("i64", "9223372036854775808.0", "XO_I64_MIN", "XO_I64_MAX"),
+    ]
+    .iter()
+    .map(|(i, bound, min, max)| {
+        FLOAT_TO_INT
+            .replace("$F", f)
+            .replace("$I", i)
+            .replace("$LO", &format!("-{bound}{sfx}"))
+            .replace("$HI", &format!("{bound}{sfx}"))
+            .replace("$MIN", min)
+            .replace("$MAX", max)
+    })
+    .collect()
+}
+
 /// Helpers that need double precision.
 const COMMON_F64: &str = r#"XO_FN f64 xo_uniform_f64(u64 seed, u64 stream, u64 j) {
   xo_u4 w = xo_philox(j >> 1, seed, stream);
@@ -182,14 +209,6 @@ XO_FN f64 xo_normal_f64(u64 seed, u64 stream, u64 j) {
   f64 r = xo_sqrt_f64(-2.0 * xo_log_f64(u1));
   f64 t = 6.2831853071795862e+00 * u2;
   return (j & 1) ? r * xo_sin_f64(t) : r * xo_cos_f64(t);
-}
-XO_FN i32 xo_f64_to_i32(f64 x) {
-  return (x >= -2147483648.0 && x < 2147483648.0) ? (i32)x
-       : (i32)XO_BAD_CAST(x, (-2147483647 - 1), 2147483647);
-}
-XO_FN i64 xo_f64_to_i64(f64 x) {
-  return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (i64)x
-       : XO_BAD_CAST(x, XO_I64_MIN, XO_I64_MAX);
 }
 "#;
 
@@ -233,8 +252,10 @@ pub fn prelude(dialect: Dialect, features: Features) -> String {
     }
     s.push_str(BAD_CAST);
     s.push_str(COMMON);
+    s.push_str(&float_to_int("f32"));
     if features.fp64 {
         s.push_str(COMMON_F64);
+        s.push_str(&float_to_int("f64"));
     }
     s
 }

@@ -6,7 +6,7 @@
 //! pushed-down transposes) compute coordinates in the collapsed iteration
 //! shape, in 32-bit arithmetic when the sizes allow.
 
-use super::expr::{ctype, point};
+use super::expr::{bad_cast_arg, ctype, point};
 use super::{source_args, Variant};
 use crate::dtype::DType;
 use crate::expr::ir::Program;
@@ -28,8 +28,9 @@ pub(super) fn render(
     }
     let _ = writeln!(
         body,
-        "KERNEL void {name}({id}_p p{}{outs}) {{",
-        source_args(program)
+        "KERNEL void {name}({id}_p p{}{outs}{}) {{",
+        source_args(program),
+        bad_cast_arg(program)
     );
     let _ = writeln!(body, "  const {ix} n = ({ix})p.n;");
     let _ = writeln!(

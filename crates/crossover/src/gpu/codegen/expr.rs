@@ -73,6 +73,35 @@ pub fn program_params(program: &Program, layout: &mut ParamLayout) {
     }
 }
 
+/// The kernel argument a program with [`checks_casts`] takes last (after
+/// its outputs): a `u32` the host zeroes, set when a float-to-int cast met
+/// NaN, an infinity or a value out of range.
+pub const BAD_CAST_FLAG: &str = "xo_bad";
+
+/// Whether a cast from `from` to `to` can be invalid (float to integer;
+/// to bool is a comparison).
+fn is_checked_cast(from: DType, to: DType) -> bool {
+    from.is_float() && matches!(to, DType::I32 | DType::I64)
+}
+
+/// Whether `program` casts floats to integers, so that its kernel reports
+/// invalid conversions through [`BAD_CAST_FLAG`] (NumPy warns of them).
+pub fn checks_casts(program: &Program) -> bool {
+    program.insts.iter().any(|i| match i.kind {
+        InstKind::Cast(a) => is_checked_cast(program.dtype(a), i.dtype),
+        _ => false,
+    })
+}
+
+/// The kernel parameter of [`BAD_CAST_FLAG`] when `program` needs it.
+pub fn bad_cast_arg(program: &Program) -> String {
+    if checks_casts(program) {
+        format!(", GLOBAL u32* {BAD_CAST_FLAG}")
+    } else {
+        String::new()
+    }
+}
+
 /// Whether rendering `program` needs double precision on the device.
 pub fn needs_fp64(program: &Program) -> bool {
     program.sources.contains(&SourceKind::Buffer(DType::F64))
@@ -166,6 +195,10 @@ fn inst_expr(program: &Program, v: &Variant, r: u32, pt: &str, ix: &str) -> Stri
             binary(*op, od, d, &format!("r{a}"), &format!("r{b}"))
         }
         InstKind::Where(c, a, b) => format!("(r{c} != 0 ? r{a} : r{b})"),
+        InstKind::Cast(a) if is_checked_cast(program.dtype(*a), d) => format!(
+            "xo_{}_to_{t}_noted(r{a}, {BAD_CAST_FLAG})",
+            suffix(program.dtype(*a))
+        ),
         InstKind::Cast(a) => cast(&format!("r{a}"), program.dtype(*a), d),
     }
 }

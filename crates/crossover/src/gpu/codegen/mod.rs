@@ -30,7 +30,7 @@ use crate::op::ReduceOp;
 use params::{Param, ParamLayout, Slot};
 
 /// Version of the generated code: part of every compiled-kernel cache key.
-pub const CODEGEN_VERSION: u32 = 1;
+pub const CODEGEN_VERSION: u32 = 2;
 
 /// Work-items per work-group, for every kernel (one fixed size: pocl builds
 /// one specialisation per local size, and the reductions' local arrays are

@@ -9,7 +9,7 @@
 //! keep their barriers at the top level of loops whose trip count is the
 //! same for every work-item.
 
-use super::expr::{ctype, point};
+use super::expr::{bad_cast_arg, ctype, point};
 use super::{source_args, Strategy, Variant, GROUP};
 use crate::dtype::DType;
 use crate::expr::ir::Program;
@@ -290,7 +290,8 @@ pub(super) fn render(
     let stage1 = format!("{id}_r1");
     let _ = writeln!(
         body,
-        "KERNEL void {stage1}({id}_p p{srcs}, GLOBAL {st}* part{outs}) {{"
+        "KERNEL void {stage1}({id}_p p{srcs}, GLOBAL {st}* part{outs}{}) {{",
+        bad_cast_arg(program)
     );
     let _ = writeln!(
         body,
