@@ -3,9 +3,10 @@
 //! it anywhere (map-reduce in one pass over memory).
 //!
 //! Accuracy: float sums accumulate in f64 lanes (the f32 sum of 1e8 values
-//! is exact to ~1e-9); variance uses exact two-pass moments within each
-//! segment (the values are in cache) merged with Chan's formula, so data with
-//! a large mean stays accurate.
+//! is exact to ~1e-9); variance uses each segment's moments about a shift
+//! near its mean, in one pass (two exact passes where the shift would cost
+//! float64 precision: `lanes::moments_lanes`), merged with Chan's formula,
+//! so data with a large mean stays accurate.
 //!
 //! Determinism: work is cut into a fixed grid of tasks that depends only on
 //! the shape, and partial results merge in order, so results do not depend
@@ -19,9 +20,13 @@ use crate::dtype::DType;
 use crate::expr::ir::{InstKind, Reg};
 use crate::fuse::{ReduceMode, ReducePlan};
 use crate::op::ReduceOp;
+use lanes::{iprod_lanes, isum_lanes, m2_lanes, moments_lanes, prod_lanes, sum_lanes};
 use outer::{run_outer, ColStates};
 
+mod lanes;
 mod outer;
+#[cfg(test)]
+mod tests;
 
 /// Points per task (a multiple of CHUNK). A sum's bits depend on it.
 const TASK: usize = 64 * CHUNK;
@@ -50,10 +55,8 @@ impl Needs {
             match op {
                 ReduceOp::Sum | ReduceOp::Mean => n.sum = true,
                 ReduceOp::Prod => n.prod = true,
-                ReduceOp::Var { .. } | ReduceOp::Std { .. } => {
-                    n.sum = true;
-                    n.moments = true;
-                }
+                // Variances come from their own means, not from sums.
+                ReduceOp::Var { .. } | ReduceOp::Std { .. } => n.moments = true,
                 ReduceOp::Min => n.min = true,
                 ReduceOp::Max => n.max = true,
                 ReduceOp::ArgMin => {
@@ -207,8 +210,8 @@ impl<T: RNum> State<T> {
                 if needs.sum {
                     s.sum = x.to_f64() * len as f64;
                     s.isum = x.as_i64().wrapping_mul(len as i64);
-                    s.mean = x.to_f64();
                 }
+                s.mean = x.to_f64();
                 if needs.prod {
                     s.prod = x.to_f64().powf(len as f64);
                     s.iprod = super::num::ipow(x.as_i64(), len as i64);
@@ -224,10 +227,14 @@ impl<T: RNum> State<T> {
                         s.isum = isum_lanes(v);
                     }
                     s.sum = sum_lanes(v);
-                    s.mean = s.sum / len as f64;
                 }
                 if needs.moments {
-                    s.m2 = m2_lanes(v, s.mean);
+                    (s.mean, s.m2) = moments_lanes(v);
+                    if s.m2.is_nan() {
+                        // The one pass declined: two passes, exact.
+                        s.mean = sum_lanes(v) / len as f64;
+                        s.m2 = m2_lanes(v, s.mean);
+                    }
                 }
                 if needs.prod {
                     if T::IS_INT {
@@ -245,110 +252,6 @@ impl<T: RNum> State<T> {
         }
         s
     }
-}
-
-#[inline(always)]
-fn sum_lanes<T: RNum>(v: &[T]) -> f64 {
-    let mut acc = [0f64; LANES];
-    let (blocks, rest) = v.as_chunks::<LANES>();
-    for c in blocks {
-        prefetch_ahead(c, PREFETCH_AHEAD);
-        for l in 0..LANES {
-            acc[l] += c[l].to_f64();
-        }
-    }
-    let mut s = 0.0;
-    for &x in rest {
-        s += x.to_f64();
-    }
-    // A plain sequential combine: a tree-shaped one makes LLVM's SLP
-    // vectoriser fall back to 128-bit vectors for the whole loop.
-    acc.iter().sum::<f64>() + s
-}
-
-/// How far ahead of its reads a sum asks for memory: 4 KiB, two chunks'
-/// worth of float32 lines in flight per core.
-const PREFETCH_AHEAD: usize = 4096;
-
-/// Asks for the cache lines `ahead` bytes past `block`. The sum's loop (a
-/// float64 conversion and add per value) consumes lines too slowly for the
-/// out-of-order window to keep enough misses in flight: a float32 sum of
-/// 64 MiB read at 7.6 GB/s on one core of the Intel VM where a max read at
-/// 11.5 and the same loop with this hint `PREFETCH_AHEAD` ahead at 10.3; on
-/// two cores 17 GB/s against 42 with the hint (standalone loops,
-/// 2026-12-02).
-#[inline(always)]
-fn prefetch_ahead<T>(block: &[T; LANES], ahead: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let bytes = std::mem::size_of_val(block);
-        let mut off = 0;
-        while off < bytes {
-            let p = block.as_ptr().cast::<i8>().wrapping_add(ahead + off);
-            // SAFETY: a prefetch is a hint; it never faults or reads into
-            // the program, whatever the address (past the array's end
-            // included, which `wrapping_add` keeps a plain address).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
-            off += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = block;
-}
-
-// Integer sums and products wrap, so they are exact in any order: plain
-// folds, which LLVM vectorises with straight loads (a LANES-wide
-// accumulator array, as the float forms use, became gathers for i64: a bool
-// `sum` took 0.4 ns per element).
-#[inline(always)]
-fn isum_lanes<T: RNum>(v: &[T]) -> i64 {
-    v.iter().fold(0i64, |a, &x| a.wrapping_add(x.as_i64()))
-}
-
-#[inline(always)]
-fn prod_lanes<T: RNum>(v: &[T]) -> f64 {
-    let mut acc = [1f64; LANES];
-    let (blocks, rest) = v.as_chunks::<LANES>();
-    for c in blocks {
-        for l in 0..LANES {
-            acc[l] *= c[l].to_f64();
-        }
-    }
-    let tail = rest.iter().fold(1.0, |a, &x| a * x.to_f64());
-    acc.iter().fold(tail, |a, &x| a * x)
-}
-
-#[inline(always)]
-fn iprod_lanes<T: RNum>(v: &[T]) -> i64 {
-    v.iter().fold(1i64, |a, &x| a.wrapping_mul(x.as_i64()))
-}
-
-/// The squared deviations of `v` from `mean`: the second pass over a
-/// segment the sum has just read, from L1. It keeps memory busy meanwhile
-/// with a hint for the lines the next segment's sum will ask for
-/// (`PREFETCH_AHEAD` past the next segment's start): without it memory
-/// idled through this pass, and a float32 std of 64 MiB on two cores of the
-/// Intel VM read 1.04-1.13x faster with it in paired standalone runs
-/// (2026-12-02; the pass itself is compute-bound, 0.37 cycles a value).
-#[inline(always)]
-fn m2_lanes<T: RNum>(v: &[T], mean: f64) -> f64 {
-    let mut acc = [0f64; LANES];
-    let (blocks, rest) = v.as_chunks::<LANES>();
-    let ahead = PREFETCH_AHEAD + std::mem::size_of_val(v);
-    for c in blocks {
-        prefetch_ahead(c, ahead);
-        for l in 0..LANES {
-            let d = c[l].to_f64() - mean;
-            acc[l] += d * d;
-        }
-    }
-    let mut s = 0.0;
-    for &x in rest {
-        let d = x.to_f64() - mean;
-        s += d * d;
-    }
-    acc.iter().sum::<f64>() + s
 }
 
 /// The extreme of non-empty `v` by `better` (a strict comparison) and, when

@@ -25,14 +25,9 @@ pub(super) fn run_outer<T: Tasks>(
     reg: Reg,
 ) {
     let (rows, cols) = (plan.reduced, plan.kept);
-    let mut needs = Needs::of(&plan.ops);
     // Variances here are made from their own running means (Welford, or a
-    // group's two-pass moments merged by Chan's formula), not from sums:
-    // sums only for `sum` and `mean`.
-    needs.sum = plan
-        .ops
-        .iter()
-        .any(|o| matches!(o, ReduceOp::Sum | ReduceOp::Mean));
+    // group's two-pass moments merged by Chan's formula), not from sums.
+    let needs = Needs::of(&plan.ops);
     let col_blocks = cols.div_ceil(COLS);
     // Few column blocks: also split rows (a fixed count, so results do not
     // depend on the thread count), at least OUTER_MIN_ROWS rows per block
