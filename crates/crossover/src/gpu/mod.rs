@@ -361,12 +361,6 @@ impl<A: GpuApi> GpuBackend<A> {
                 "{d} kernels run on the CPU only (GPU kernels have no int8, int16 or unsigned integers)"
             ));
         }
-        if has_unchecked_int_power(program) {
-            return Err(
-                "integer powers with array exponents run on the CPU, which refuses negative exponents as NumPy does"
-                    .into(),
-            );
-        }
         let launch = self.plan_kernel(k).ok_or("not a fused kernel")?;
         if launch.variant.needs_fp64(program) && !info.fp64 {
             return Err(format!(
@@ -386,7 +380,7 @@ impl<A: GpuApi> GpuBackend<A> {
             ));
         }
         let params = launch.variant.params(program).size();
-        let flag = usize::from(codegen::expr::checks_casts(program));
+        let flag = usize::from(codegen::expr::reports_errors(program));
         let args = 8 * (program.sources.len() + k.outputs.len() + 1 + flag);
         if params + args > info.max_param_bytes {
             return Err(format!(
@@ -561,9 +555,10 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
             outs.push((self.alloc(bytes)?, bytes, shape, *dtype));
         }
         let partials = self.alloc(launch.partial_states.max(1))?;
-        // Invalid float-to-int casts set this flag (read back below).
-        let bad_cast = if codegen::expr::checks_casts(program) {
-            Some(self.upload_bytes(&[0; 4])?)
+        // Invalid float-to-int casts and negative integer exponents set
+        // these flags (read back below).
+        let flags = if codegen::expr::reports_errors(program) {
+            Some(self.upload_bytes(&[0; codegen::expr::ERROR_FLAG_BYTES])?)
         } else {
             None
         };
@@ -594,8 +589,8 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
                     args.push(Arg::Mem(partials.mem()));
                 }
                 args.extend(outs.iter().map(|o| Arg::Mem(o.0.mem())));
-                if let (Some(flag), false) = (&bad_cast, merge) {
-                    args.push(Arg::Mem(flag.mem()));
+                if let (Some(flags), false) = (&flags, merge) {
+                    args.push(Arg::Mem(flags.mem()));
                 }
                 let ev = guard("launch", &sh.label, || {
                     sh.api.launch(&entry.module, i, groups, &args)
@@ -604,11 +599,16 @@ impl<A: GpuApi> Backend for GpuBackend<A> {
             }
         }
         sh.ran(RunTime::Events(events));
-        // NumPy warns at the call, so the flag is read now: this waits for
-        // the kernel (only kernels that cast floats to integers have one).
-        if let Some(flag) = &bad_cast {
-            if self.read_back(flag, 4)?.iter().any(|&b| b != 0) {
+        // NumPy warns and raises at the call, so the flags are read now:
+        // this waits for the kernel (only kernels that cast floats to
+        // integers or raise integers to array exponents have them).
+        if let Some(flags) = &flags {
+            let words = self.read_back(flags, codegen::expr::ERROR_FLAG_BYTES)?;
+            if words[..4].iter().any(|&b| b != 0) {
                 crate::cpu::num::note_invalid_cast();
+            }
+            if words[4..].iter().any(|&b| b != 0) {
+                return Err(crate::cpu::interp::negative_int_power());
             }
         }
         // The partial states stay alive until the queue has run them.
@@ -760,19 +760,6 @@ pub fn prior(info: &DeviceInfo) -> (DeviceProfile, Vec<LinkProfile>) {
         dev.rates.f64_transcendental = dev.rates.f32_transcendental / 1e3;
     }
     (dev, LinkProfile::pcie_default())
-}
-
-/// Whether `program` raises integers to exponents that are not constants
-/// (a negative one is an error the GPU kernels cannot report; negative
-/// constants are refused when the power is recorded).
-fn has_unchecked_int_power(program: &crate::expr::ir::Program) -> bool {
-    use crate::expr::ir::InstKind;
-    program.insts.iter().any(|i| match &i.kind {
-        InstKind::Binary(crate::op::BinaryOp::Pow, _, e) if i.dtype.is_int() => {
-            !matches!(program.insts[*e as usize].kind, InstKind::Const(_))
-        }
-        _ => false,
-    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Hostile but ordinary inputs (issue 19): sizes that overflow or cannot
 //! fit, NumPy 2 semantics the engine must match, stopping long work.
 
-use crossover::{linalg, Array, BinaryOp, DType, Error, ErrorKind, Generator, Scalar};
+use crate::common::*;
+use crossover::{linalg, Array, BinaryOp, DType, DeviceKind, Error, ErrorKind, Generator, Scalar};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -213,4 +214,62 @@ fn sparse_products_too_big_for_memory_are_errors_not_aborts() {
     let c = crossover::sparse::Csr::from_triplets(2, 1, &[0, 1], &[0, 0], &[1.0f64, 2.0]).unwrap();
     let d = crossover::sparse::Csr::from_triplets(1, 2, &[0, 0], &[0, 1], &[3.0f64, 4.0]).unwrap();
     assert_eq!(c.matmul(&d).unwrap().nnz(), 4);
+}
+
+/// Integer powers with exponents read from arrays run on every device,
+/// GPUs included (their kernels report a negative exponent through a flag
+/// the host turns into NumPy's error); elementwise and inside a reduction,
+/// on sizes around the CPU's chunk and a GPU's work-group.
+#[test]
+fn integer_powers_with_array_exponents_run_everywhere_and_refuse_negative_ones() {
+    on_every_engine(|e| {
+        for dtype in [DType::I32, DType::I64] {
+            for n in [1usize, 255, 2049, 5000] {
+                let b: Vec<i64> = (0..n).map(|i| (i as i64 % 11) - 5).collect();
+                let x: Vec<i64> = (0..n).map(|i| (i as i64 * 7) % 6).collect();
+                let want: Vec<i64> = b
+                    .iter()
+                    .zip(&x)
+                    .map(|(&b, &x)| match dtype {
+                        DType::I32 => (b as i32).wrapping_pow(x as u32) as i64,
+                        _ => b.wrapping_pow(x as u32),
+                    })
+                    .collect();
+                let arr = |v: &[i64]| {
+                    Array::from_vec(v.to_vec(), &[n])
+                        .and_then(|a| a.cast(dtype))
+                        .unwrap()
+                };
+                let (ba, xa) = (arr(&b), arr(&x));
+                let p = Array::binary(BinaryOp::Pow, &ba, &xa).unwrap();
+                let before = e.engine.kernels_run(DeviceKind::Gpu);
+                p.eval().unwrap();
+                if e.is_gpu_api() {
+                    let ran = e.engine.kernels_run(DeviceKind::Gpu) - before;
+                    assert!(ran > 0, "{}: the power ran on the CPU", e.name);
+                }
+                let got = p.cast(DType::I64).unwrap().to_vec::<i64>().unwrap();
+                assert_eq!(got, want, "{} {dtype:?} n={n}", e.name);
+                let s = p.sum(None, false).unwrap().item().unwrap();
+                let want_sum = want.iter().fold(0i64, |a, &v| a.wrapping_add(v));
+                assert_eq!(s, want_sum as f64, "{} {dtype:?} n={n}: sum", e.name);
+                // One negative exponent, last: NumPy's error, not values.
+                let mut neg = x.clone();
+                neg[n - 1] = -1;
+                let bad = Array::binary(BinaryOp::Pow, &ba, arr(&neg)).unwrap();
+                let err = bad.eval().unwrap_err();
+                assert!(
+                    err.to_string().contains("negative integer powers"),
+                    "{} {dtype:?} n={n}: {err}",
+                    e.name
+                );
+                let err = bad.sum(None, false).unwrap().eval().unwrap_err();
+                assert!(
+                    err.to_string().contains("negative integer powers"),
+                    "{} {dtype:?} n={n}: sum: {err}",
+                    e.name
+                );
+            }
+        }
+    });
 }

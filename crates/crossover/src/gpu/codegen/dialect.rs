@@ -146,6 +146,13 @@ XO_FN i64 xo_ipow(i64 b, i64 e) {
   while (e > 0) { if (e & 1) r *= x; x *= x; e >>= 1; }
   return (i64)r;
 }
+// An integer power with an exponent read from an array: NumPy refuses
+// negative ones, so this sets the kernel's second flag word and the host
+// raises NumPy's error instead of returning the results.
+XO_FN i64 xo_ipow_noted(i64 b, i64 e, GLOBAL u32* bad) {
+  if (e < 0) bad[1] = 1u;
+  return xo_ipow(b, e);
+}
 "#;
 
 /// What a float-to-int cast of NaN, an infinity or an out-of-range value
@@ -161,8 +168,8 @@ const BAD_CAST: &str = if cfg!(target_arch = "x86_64") {
 /// Float-to-int casts as the host CPU backend gives them (NumPy's astype
 /// on this platform): in range, truncation; NaN, infinities and
 /// out-of-range values give `XO_BAD_CAST` (C leaves them undefined). The
-/// `_noted` form also sets `*bad`, the kernel's flag that the host turns
-/// into NumPy's "invalid value encountered in cast" warning (a plain
+/// `_noted` form also sets `bad[0]`, the kernel's flag word that the host
+/// turns into NumPy's "invalid value encountered in cast" warning (a plain
 /// store: every writer stores 1, so the race is harmless). `$F` is the
 /// float type, `$I` the integer one, `$LO`/`$HI` its range as `$F`
 /// literals, `$MIN`/`$MAX` its limits.
@@ -170,7 +177,7 @@ const FLOAT_TO_INT: &str = r#"XO_FN $I xo_$F_to_$I($F x) {
   return (x >= $LO && x < $HI) ? ($I)x : ($I)XO_BAD_CAST(x, $MIN, $MAX);
 }
 XO_FN $I xo_$F_to_$I_noted($F x, GLOBAL u32* bad) {
-  if (!(x >= $LO && x < $HI)) *bad = 1u;
+  if (!(x >= $LO && x < $HI)) bad[0] = 1u;
   return xo_$F_to_$I(x);
 }
 "#;

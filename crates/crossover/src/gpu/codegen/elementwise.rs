@@ -6,7 +6,7 @@
 //! pushed-down transposes) compute coordinates in the collapsed iteration
 //! shape, in 32-bit arithmetic when the sizes allow.
 
-use super::expr::{bad_cast_arg, ctype, point};
+use super::expr::{ctype, error_flags_arg, point};
 use super::{source_args, Variant};
 use crate::dtype::DType;
 use crate::expr::ir::Program;
@@ -30,7 +30,7 @@ pub(super) fn render(
         body,
         "KERNEL void {name}({id}_p p{}{outs}{}) {{",
         source_args(program),
-        bad_cast_arg(program)
+        error_flags_arg(program)
     );
     let _ = writeln!(body, "  const {ix} n = ({ix})p.n;");
     let _ = writeln!(

@@ -73,10 +73,15 @@ pub fn program_params(program: &Program, layout: &mut ParamLayout) {
     }
 }
 
-/// The kernel argument a program with [`checks_casts`] takes last (after
-/// its outputs): a `u32` the host zeroes, set when a float-to-int cast met
-/// NaN, an infinity or a value out of range.
-pub const BAD_CAST_FLAG: &str = "xo_bad";
+/// The kernel argument a program with [`reports_errors`] takes last (after
+/// its outputs): two `u32` words the host zeroes; a float-to-int cast that
+/// met NaN, an infinity or a value out of range sets the first (NumPy's
+/// warning), an integer power with a negative exponent the second (NumPy's
+/// error).
+pub const ERROR_FLAGS: &str = "xo_bad";
+
+/// Bytes of the [`ERROR_FLAGS`] buffer.
+pub const ERROR_FLAG_BYTES: usize = 8;
 
 /// Whether a cast from `from` to `to` can be invalid (float to integer;
 /// to bool is a comparison).
@@ -84,19 +89,31 @@ fn is_checked_cast(from: DType, to: DType) -> bool {
     from.is_float() && matches!(to, DType::I32 | DType::I64)
 }
 
-/// Whether `program` casts floats to integers, so that its kernel reports
-/// invalid conversions through [`BAD_CAST_FLAG`] (NumPy warns of them).
-pub fn checks_casts(program: &Program) -> bool {
+/// Whether instruction `i` is an integer power whose exponent is not a
+/// constant (a negative constant is refused when the power is recorded).
+fn is_checked_power(program: &Program, i: &crate::expr::ir::Inst) -> bool {
+    match i.kind {
+        InstKind::Binary(BinaryOp::Pow, _, e) if i.dtype.is_int() => {
+            !matches!(program.insts[e as usize].kind, InstKind::Const(_))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `program`'s kernel reports errors through [`ERROR_FLAGS`]: it
+/// casts floats to integers (NumPy warns of invalid ones) or raises
+/// integers to exponents read from arrays (NumPy refuses negative ones).
+pub fn reports_errors(program: &Program) -> bool {
     program.insts.iter().any(|i| match i.kind {
         InstKind::Cast(a) => is_checked_cast(program.dtype(a), i.dtype),
-        _ => false,
+        _ => is_checked_power(program, i),
     })
 }
 
-/// The kernel parameter of [`BAD_CAST_FLAG`] when `program` needs it.
-pub fn bad_cast_arg(program: &Program) -> String {
-    if checks_casts(program) {
-        format!(", GLOBAL u32* {BAD_CAST_FLAG}")
+/// The kernel parameter of [`ERROR_FLAGS`] when `program` needs it.
+pub fn error_flags_arg(program: &Program) -> String {
+    if reports_errors(program) {
+        format!(", GLOBAL u32* {ERROR_FLAGS}")
     } else {
         String::new()
     }
@@ -190,13 +207,16 @@ fn inst_expr(program: &Program, v: &Variant, r: u32, pt: &str, ix: &str) -> Stri
             )
         }
         InstKind::Unary(op, a) => unary(*op, d, &format!("r{a}")),
+        InstKind::Binary(BinaryOp::Pow, a, e) if is_checked_power(program, inst) => {
+            format!("({t})xo_ipow_noted((i64)r{a}, (i64)r{e}, {ERROR_FLAGS})")
+        }
         InstKind::Binary(op, a, b) => {
             let od = program.dtype(*a);
             binary(*op, od, d, &format!("r{a}"), &format!("r{b}"))
         }
         InstKind::Where(c, a, b) => format!("(r{c} != 0 ? r{a} : r{b})"),
         InstKind::Cast(a) if is_checked_cast(program.dtype(*a), d) => format!(
-            "xo_{}_to_{t}_noted(r{a}, {BAD_CAST_FLAG})",
+            "xo_{}_to_{t}_noted(r{a}, {ERROR_FLAGS})",
             suffix(program.dtype(*a))
         ),
         InstKind::Cast(a) => cast(&format!("r{a}"), program.dtype(*a), d),

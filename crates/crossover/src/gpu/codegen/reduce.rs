@@ -9,7 +9,7 @@
 //! keep their barriers at the top level of loops whose trip count is the
 //! same for every work-item.
 
-use super::expr::{bad_cast_arg, ctype, point};
+use super::expr::{ctype, error_flags_arg, point};
 use super::{source_args, Strategy, Variant, GROUP};
 use crate::dtype::DType;
 use crate::expr::ir::Program;
@@ -291,7 +291,7 @@ pub(super) fn render(
     let _ = writeln!(
         body,
         "KERNEL void {stage1}({id}_p p{srcs}, GLOBAL {st}* part{outs}{}) {{",
-        bad_cast_arg(program)
+        error_flags_arg(program)
     );
     let _ = writeln!(
         body,
