@@ -231,8 +231,10 @@ impl<T: RNum> State<T> {
                 if needs.moments {
                     (s.mean, s.m2) = moments_lanes(v);
                     if s.m2.is_nan() {
-                        // The one pass declined: two passes, exact.
-                        s.mean = sum_lanes(v) / len as f64;
+                        // The one pass declined: two passes, exact (the
+                        // sum already taken when the kernel needs one).
+                        let sum = if needs.sum { s.sum } else { sum_lanes(v) };
+                        s.mean = sum / len as f64;
                         s.m2 = m2_lanes(v, s.mean);
                     }
                 }
