@@ -33,7 +33,9 @@ pub(super) fn run_outer<T: Tasks>(
     // depend on the thread count), at least OUTER_MIN_ROWS rows per block
     // (each block costs one state per column to build and merge, which
     // dominated short blocks). Whole rows of 4,096 columns as one block
-    // (accumulators filling L1) read 2.5x slower than two blocks.
+    // (accumulators filling L1) read 2.5x slower than two blocks (a
+    // 4096x4096 float32 `sum(axis=0)` read in place 1.4x slower again in
+    // session 53, eight rows at a time).
     let row_blocks = if col_blocks >= 8 {
         1
     } else {
@@ -352,13 +354,21 @@ impl<T: RNum> ColStates<T> {
         // indexed loop kept it scalar: 10x slower than NumPy on columns).
         let row = |k: usize| &s[k * stride..k * stride + w];
         let mut k = 0;
-        // Moments start from the first group's own two-pass moments: a
-        // first row alone (Welford, a division per value) left a 128-row
-        // block's last seven rows to Welford too, 6% of its values at 17%
-        // of its time. Extremes are then set from the first row and folded
-        // over the group. (One call site of the group: a second inlined
-        // copy made LLVM compile max(axis=0) five times slower.)
-        let group_first = r == self.r0 && needs.moments && m >= ROW_GROUP;
+        // Rows far apart in memory (a block narrower than the matrix) go
+        // ROW_GROUP at a time; consecutive rows (one contiguous run) one at
+        // a time, which measured as fast or faster; moments always in
+        // groups (no division per value).
+        let grouped = stride > w || needs.moments;
+        // A block's first group starts at its first row: a first row alone
+        // left a 128-row block's last seven rows to one-row passes (moments:
+        // Welford, a division per value, 6% of the values at 17% of the
+        // time; sums: the accumulators loaded and stored per row). Sums and
+        // products start from their identities, as a first row alone did;
+        // extremes are set from the first row and folded over the group
+        // (the first row against itself keeps it). (One call site of the
+        // group: a second inlined copy made LLVM compile max(axis=0) five
+        // times slower.)
+        let group_first = r == self.r0 && grouped && m >= ROW_GROUP;
         if group_first {
             let first = row(0);
             if needs.min {
@@ -371,11 +381,7 @@ impl<T: RNum> ColStates<T> {
             self.add_cols(0, row(0), r, needs);
             k = 1;
         }
-        // Rows far apart in memory (a block narrower than the matrix) go
-        // ROW_GROUP at a time; consecutive rows (one contiguous run) one at
-        // a time, which measured as fast or faster; moments always in
-        // groups (no division per value).
-        if stride > w || needs.moments {
+        if grouped {
             while k + ROW_GROUP <= m {
                 let rows: [&[T]; ROW_GROUP] = std::array::from_fn(|q| row(k + q));
                 self.add_block(0, rows, r + k, needs, true);
@@ -500,13 +506,20 @@ impl<T: RNum> ColStates<T> {
                         for g in &mut gm {
                             *g *= inv_nb;
                         }
-                        for vq in &mut v {
+                        // Squared deviations by fused multiply-adds, in
+                        // two chains (even and odd rows): a product and a
+                        // tree of adds put 15 of the group's 26 float64
+                        // operations a lane on the adders, which bounded a
+                        // float32 `std(axis=0)` at 0.86 cycles a value.
+                        let mut g2 = [[0.0f64; H]; 2];
+                        for (q, vq) in v.iter().enumerate() {
+                            let acc = &mut g2[q % 2];
                             for l in 0..H {
                                 let d = vq[l] - gm[l];
-                                vq[l] = d * d;
+                                acc[l] = d.mul_add(d, acc[l]);
                             }
                         }
-                        let g2 = tree_sum(v);
+                        let g2 = add(g2[0], g2[1]);
                         if first {
                             mean[h..h + H].copy_from_slice(&gm);
                             m2[h..h + H].copy_from_slice(&g2);
