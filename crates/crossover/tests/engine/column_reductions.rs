@@ -145,6 +145,15 @@ fn column_extremes_find_the_first_nan_and_the_first_tie() {
     });
 }
 
+/// Every (first zero negative, dtype, max or min) case.
+fn signed_zero_cases() -> impl Iterator<Item = (bool, DType, bool)> {
+    [false, true].into_iter().flat_map(|neg| {
+        [DType::F32, DType::F64]
+            .into_iter()
+            .flat_map(move |d| [true, false].into_iter().map(move |max| (neg, d, max)))
+    })
+}
+
 #[test]
 fn column_extremes_of_signed_zeros_keep_the_first() {
     // -0.0 and 0.0 compare equal: the first of them in row order is the
@@ -152,21 +161,41 @@ fn column_extremes_of_signed_zeros_keep_the_first() {
     let e = engines().into_iter().find(|e| e.name == "cpu").unwrap();
     e.run(|| {
         let (rows, cols) = (1030, 4096);
-        for first_negative in [false, true] {
+        for (first_negative, dtype, max) in signed_zero_cases() {
             let zero = |neg: bool| if neg { -0.0f64 } else { 0.0 };
-            let mut xs = vec![-1.0f64; rows * cols];
+            // Everything else is below the zeros (max) or above them (min).
+            let mut xs = vec![if max { -1.0f64 } else { 1.0 }; rows * cols];
             for r in [3usize, 4, 9, 700] {
                 for j in 0..cols {
                     xs[r * cols + j] = zero(first_negative == (r == 3));
                 }
             }
-            let x = Array::from_vec(xs, &[rows, cols]).unwrap();
-            let m = x.max(Some(&[0]), false).unwrap().to_vec::<f64>().unwrap();
-            assert!(m
-                .iter()
-                .all(|v| *v == 0.0 && v.is_sign_negative() == first_negative));
-            let a = x.argmax(Some(0)).unwrap().to_vec::<i64>().unwrap();
-            assert!(a.iter().all(|&i| i == 3));
+            let x = match dtype {
+                DType::F32 => {
+                    Array::from_vec(xs.iter().map(|&v| v as f32).collect(), &[rows, cols])
+                }
+                _ => Array::from_vec(xs, &[rows, cols]),
+            }
+            .unwrap();
+            let m = if max {
+                x.max(Some(&[0]), false)
+            } else {
+                x.min(Some(&[0]), false)
+            };
+            let m = m.unwrap().to_vec_f64().unwrap();
+            let what = format!("max {max} {dtype} first negative {first_negative}");
+            assert!(
+                m.iter()
+                    .all(|v| *v == 0.0 && v.is_sign_negative() == first_negative),
+                "{what}"
+            );
+            let a = if max {
+                x.argmax(Some(0))
+            } else {
+                x.argmin(Some(0))
+            };
+            let a = a.unwrap().to_vec::<i64>().unwrap();
+            assert!(a.iter().all(|&i| i == 3), "{what}");
         }
     });
     assert_eq!(e.engine.kernels_run(DeviceKind::Gpu), 0);
