@@ -112,13 +112,7 @@ fn column_extremes_find_the_first_nan_and_the_first_tie() {
                 xs[10 * cols + j] = -99.0;
             }
             for dtype in [DType::F32, DType::F64] {
-                let x = match dtype {
-                    DType::F32 => {
-                        Array::from_vec(xs.iter().map(|&v| v as f32).collect(), &[rows, cols])
-                    }
-                    _ => Array::from_vec(xs.clone(), &[rows, cols]),
-                }
-                .unwrap();
+                let x = matrix(&xs, dtype, rows, cols);
                 for op in [
                     ReduceOp::Max,
                     ReduceOp::Min,
@@ -145,13 +139,14 @@ fn column_extremes_find_the_first_nan_and_the_first_tie() {
     });
 }
 
-/// Every (first zero negative, dtype, max or min) case.
-fn signed_zero_cases() -> impl Iterator<Item = (bool, DType, bool)> {
-    [false, true].into_iter().flat_map(|neg| {
-        [DType::F32, DType::F64]
-            .into_iter()
-            .flat_map(move |d| [true, false].into_iter().map(move |max| (neg, d, max)))
-    })
+/// A `rows x cols` matrix of `xs` in `dtype` (float32 or float64), held
+/// as values so that reductions read it in place.
+fn matrix(xs: &[f64], dtype: DType, rows: usize, cols: usize) -> Array {
+    match dtype {
+        DType::F32 => Array::from_vec(xs.iter().map(|&v| v as f32).collect(), &[rows, cols]),
+        _ => Array::from_vec(xs.to_vec(), &[rows, cols]),
+    }
+    .unwrap()
 }
 
 #[test]
@@ -161,7 +156,16 @@ fn column_extremes_of_signed_zeros_keep_the_first() {
     let e = engines().into_iter().find(|e| e.name == "cpu").unwrap();
     e.run(|| {
         let (rows, cols) = (1030, 4096);
-        for (first_negative, dtype, max) in signed_zero_cases() {
+        let cases = [false, true].into_iter().flat_map(|neg| {
+            [
+                (DType::F32, true),
+                (DType::F32, false),
+                (DType::F64, true),
+                (DType::F64, false),
+            ]
+            .map(|(dtype, max)| (neg, dtype, max))
+        });
+        for (first_negative, dtype, max) in cases {
             let zero = |neg: bool| if neg { -0.0f64 } else { 0.0 };
             // Everything else is below the zeros (max) or above them (min).
             let mut xs = vec![if max { -1.0f64 } else { 1.0 }; rows * cols];
@@ -170,13 +174,7 @@ fn column_extremes_of_signed_zeros_keep_the_first() {
                     xs[r * cols + j] = zero(first_negative == (r == 3));
                 }
             }
-            let x = match dtype {
-                DType::F32 => {
-                    Array::from_vec(xs.iter().map(|&v| v as f32).collect(), &[rows, cols])
-                }
-                _ => Array::from_vec(xs, &[rows, cols]),
-            }
-            .unwrap();
+            let x = matrix(&xs, dtype, rows, cols);
             let m = if max {
                 x.max(Some(&[0]), false)
             } else {
