@@ -33,6 +33,17 @@ pub fn run() -> Result<(), String> {
             "blas:      none, faer runs every matmul (CROSSOVER_BLAS=<path> loads an OpenBLAS)"
         ),
     }
+    if crossover::linalg::svd_lapack_available() {
+        let from = |d: crossover::DType| match crossover::linalg::svd_lapack_min_dim(d) {
+            usize::MAX => "never".to_string(),
+            side => format!("from {side}"),
+        };
+        println!(
+            "lapack:    ?gebrd/?bdsdc for real SVDs, float32 {}, float64 {} (CROSSOVER_SVD_LAPACK_MIN_DIM)",
+            from(crossover::DType::F32),
+            from(crossover::DType::F64)
+        );
+    }
     println!("devices:");
     for d in engine.devices() {
         match (&d.usable, &d.name) {

@@ -435,6 +435,19 @@ pub fn info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         from.set_item(dtype.name(), crossover::linalg::blas_min_mnk(dtype))?;
     }
     d.set_item("blas_min_mnk", from)?;
+    // The matrix side from which real SVDs reduce in the BLAS's LAPACK
+    // (None: never).
+    let lapack = crossover::linalg::svd_lapack_available();
+    d.set_item(
+        "svd_lapack",
+        lapack.then_some("?gebrd + ?bdsdc, faer's back-transformations"),
+    )?;
+    let from = PyDict::new(py);
+    for dtype in [crossover::DType::F32, crossover::DType::F64] {
+        let side = crossover::linalg::svd_lapack_min_dim(dtype);
+        from.set_item(dtype.name(), (side != usize::MAX).then_some(side))?;
+    }
+    d.set_item("svd_lapack_min_dim", from)?;
     let mut devices = vec!["cpu"];
     if crate::device::gpu_unusable().is_none() {
         devices.push("gpu");

@@ -135,3 +135,65 @@ def test_crossover_blas_min_mnk_sets_both_thresholds_and_warns_on_nonsense():
         out, err = _info_blas_with(CROSSOVER_BLAS_MIN_MNK=bad)
         assert "CROSSOVER_BLAS_MIN_MNK" in err and "ignored" in err, (bad, err)
         assert "1000000000.0" not in out
+
+
+# Large real SVDs reduce to bidiagonal form in the loaded LAPACK (?gebrd,
+# ?bdsdc; crates/crossover/src/linalg/lapack_svd.rs) from a matrix side
+# CROSSOVER_SVD_LAPACK_MIN_DIM sets (0: never). Each shape and dtype is
+# checked against float64: singular values against NumPy's float64 ones,
+# reconstruction and orthogonality within 8 max(m, n) u. The two paths'
+# results are printed so the test can tell that different routines ran.
+SVDS = r"""
+import numpy as np
+import crossover as xo
+
+rng = np.random.default_rng(20261207)
+out = []
+for dtype in (np.float32, np.float64):
+    for shape in ((96, 96), (130, 100), (70, 120), (2, 40, 33)):
+        a = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+        u, s, vt = (np.asarray(x) for x in xo.linalg.svd(xo.asarray(a), full_matrices=False))
+        vals = np.asarray(xo.linalg.svdvals(xo.asarray(a)))
+        m, n = shape[-2:]
+        r = min(m, n)
+        tol = 8 * max(m, n) * np.finfo(dtype).eps / 2
+        a64 = a.astype(np.float64)
+        want = np.linalg.svd(a64, compute_uv=False)
+        assert u.dtype == dtype and u.shape == shape[:-2] + (m, r) and vt.shape == shape[:-2] + (r, n)
+        for got in (s, vals):
+            assert np.all(np.abs(got - want) <= tol * want[..., :1]), (shape, dtype)
+        recon = (u.astype(np.float64) * s[..., None, :]) @ vt.astype(np.float64)
+        rel = np.linalg.norm(recon - a64, axis=(-2, -1)) / np.linalg.norm(a64, axis=(-2, -1))
+        assert np.all(rel <= tol), (shape, dtype, rel)
+        eye = np.eye(r)
+        for q in (np.swapaxes(u, -1, -2) @ u, vt @ np.swapaxes(vt, -1, -2)):
+            assert np.max(np.abs(q.astype(np.float64) - eye)) <= tol, (shape, dtype)
+        out.append(u.tobytes().hex()[:64])
+print(" ".join(out))
+"""
+
+
+def test_svds_through_lapack_match_float64_and_differ_from_faers_bits():
+    info = xo.info()
+    _blas()
+    if info["svd_lapack"] is None:
+        if os.environ.get("CROSSOVER_REQUIRE_BLAS"):
+            pytest.fail(f"CROSSOVER_REQUIRE_BLAS is set but {info['blas']} has no ?gebrd/?bdsdc")
+        pytest.skip("the OpenBLAS exports no ?gebrd/?bdsdc")
+    lapack, _ = _run(SVDS, CROSSOVER_SVD_LAPACK_MIN_DIM="1")
+    faer, _ = _run(SVDS, CROSSOVER_SVD_LAPACK_MIN_DIM="0")
+    # Same checks passed on both paths; their roundings differ, so
+    # different routines ran (8 cases).
+    assert len(lapack.split()) == len(faer.split()) == 8
+    assert sum(x != y for x, y in zip(lapack.split(), faer.split())) >= 6
+
+
+def test_svd_lapack_min_dim_sets_both_thresholds_and_warns_on_nonsense():
+    def shown(**env):
+        return _run("import crossover as xo; print(xo.info()['svd_lapack_min_dim'])", **env)
+
+    out, _ = shown(CROSSOVER_SVD_LAPACK_MIN_DIM="3000")
+    assert out == "{'float32': 3000, 'float64': 3000}"
+    out, err = shown(CROSSOVER_SVD_LAPACK_MIN_DIM="big")
+    assert "CROSSOVER_SVD_LAPACK_MIN_DIM" in err and "ignored" in err
+    assert "3000" not in out

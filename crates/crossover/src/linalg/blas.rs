@@ -140,6 +140,9 @@ pub(crate) struct Blas {
     sgemm: Gemm<f32>,
     dgemm: Gemm<f64>,
     threads: unsafe extern "C" fn() -> c_int,
+    /// `?gebrd` and `?bdsdc`, where the library exports them (large SVDs;
+    /// `lapack_svd.rs`).
+    pub(super) lapack: Option<super::lapack_svd::Lapack>,
     // Keeps the library mapped for as long as the pointers above live.
     _lib: libloading::Library,
 }
@@ -220,7 +223,10 @@ fn loaded_openblas() -> Option<String> {
 ///
 /// # Safety
 /// `F` must be the C signature of every name listed.
-unsafe fn symbol<F: Copy>(lib: &libloading::Library, names: &[String]) -> Option<(F, String)> {
+pub(super) unsafe fn symbol<F: Copy>(
+    lib: &libloading::Library,
+    names: &[String],
+) -> Option<(F, String)> {
     names.iter().find_map(|n| {
         // SAFETY: the caller guarantees `F` is the symbol's signature.
         unsafe { lib.get::<F>(n.as_bytes()).ok().map(|s| (*s, n.clone())) }
@@ -229,7 +235,7 @@ unsafe fn symbol<F: Copy>(lib: &libloading::Library, names: &[String]) -> Option
 
 /// Name variants, widest integers first: scipy-openblas (`scipy_` prefix,
 /// `64_` suffix), a plain ILP64 build (`64_` suffix), then unsuffixed.
-fn variants(base: &str) -> Vec<String> {
+pub(super) fn variants(base: &str) -> Vec<String> {
     vec![
         format!("scipy_{base}64_"),
         format!("{base}64_"),
@@ -277,12 +283,14 @@ fn load(path: &str) -> Result<Blas, String> {
         }
         let sgemm = typed_gemm::<f32>(&lib, &s_name, ilp64)?;
         let dgemm = typed_gemm::<f64>(&lib, &d_name, ilp64)?;
+        let lapack = super::lapack_svd::load(&lib, ilp64);
         Ok(Blas {
             path: path.to_string(),
             config,
             sgemm,
             dgemm,
             threads,
+            lapack,
             _lib: lib,
         })
     }
@@ -469,27 +477,9 @@ impl<I: Copy + Default, E> TransposeAll<I> for [Result<I, E>; 6] {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{assert_product_within_bound, rand};
+    use super::super::test_support::{assert_product_within_bound, blas_or_skip, rand, THRESHOLDS};
     use super::*;
     use crate::Array;
-
-    /// Held by the tests that read or move the process's thresholds.
-    static THRESHOLDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-    /// The process's BLAS, or None with the reason printed: a skip, except
-    /// where `CROSSOVER_REQUIRE_BLAS` is set (CI), which makes it a failure.
-    fn blas_or_skip() -> Option<&'static Blas> {
-        let found = blas();
-        if found.is_none() {
-            let var = std::env::var("CROSSOVER_BLAS").ok();
-            assert!(
-                std::env::var_os("CROSSOVER_REQUIRE_BLAS").is_none(),
-                "CROSSOVER_REQUIRE_BLAS is set but no OpenBLAS was loaded (CROSSOVER_BLAS={var:?})"
-            );
-            eprintln!("skipped: no OpenBLAS in this process (CROSSOVER_BLAS={var:?})");
-        }
-        found
-    }
 
     /// Stores the logical `rows x cols` matrix `v` (row-major) at the
     /// given strides in a buffer of `len` elements (the rest NaN, so a read

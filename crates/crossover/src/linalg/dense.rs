@@ -379,6 +379,18 @@ impl Dense {
             Kind::Svd | Kind::SvdVals => {
                 let r = m.min(n);
                 let vectors = self.kind == Kind::Svd;
+                if let Some(thin) = T::lapack_svd(op, a, vectors, par) {
+                    let thin = thin?;
+                    for (o, x) in reals[0].iter_mut().zip(&thin.s) {
+                        *o = real(x);
+                    }
+                    if let Some((u, v)) = thin.uv {
+                        let (u_out, vt_out) = full.split_at_mut(1);
+                        row_major_mut(u_out[0], m, r).copy_from(u.as_ref());
+                        row_major_mut(vt_out[0], r, n).copy_from(v.transpose());
+                    }
+                    return Ok(());
+                }
                 let mut s = faer::diag::Diag::<T>::zeros(r);
                 let (mut u, mut v) = if vectors {
                     (

@@ -29,6 +29,7 @@
 mod blas;
 mod dense;
 mod int_matmul;
+mod lapack_svd;
 mod matmul;
 #[cfg(test)]
 mod test_support;
@@ -60,9 +61,28 @@ pub fn blas_library() -> Option<(&'static str, &'static str)> {
 pub fn blas_runs_on(threads: usize) -> bool {
     blas::blas().is_some_and(|b| b.matches_threads(threads))
 }
+/// Whether the process's BLAS exports the LAPACK routines that large real
+/// SVDs reduce with (`?gebrd`, `?bdsdc`), from a matrix side of
+/// [`svd_lapack_min_dim`].
+///
+/// ```
+/// use crossover::linalg::{svd_lapack_available, svd_lapack_min_dim};
+/// use crossover::DType;
+///
+/// if svd_lapack_available() {
+///     println!("float32 SVDs reduce in LAPACK from {}", svd_lapack_min_dim(DType::F32));
+/// }
+/// ```
+pub fn svd_lapack_available() -> bool {
+    blas::blas().is_some_and(|b| b.lapack.is_some())
+}
 pub use blas::set_min_mnk as set_blas_min_mnk;
 pub use blas::use_library as use_blas_library;
 pub use blas::{default_min_mnk as blas_default_min_mnk, min_mnk as blas_min_mnk};
+pub use lapack_svd::{
+    default_min_dim as svd_lapack_default_min_dim, min_dim as svd_lapack_min_dim,
+    set_min_dim as set_svd_lapack_min_dim,
+};
 pub use matmul::MatMul;
 #[doc(hidden)]
 pub use matmul::{bench_product_rows_f32, bench_product_rows_f64};
@@ -96,6 +116,17 @@ pub(crate) trait Field: ComplexField + Storage + Copy {
     fn blas_product(_out: &mut [Self], _a: MatRef<'_, Self>, _b: MatRef<'_, Self>) -> bool {
         false
     }
+    /// `a`'s thin SVD with its bidiagonalisation in the process's LAPACK
+    /// where that path takes it (large real matrices; `lapack_svd.rs`),
+    /// None where faer should run it.
+    fn lapack_svd(
+        _op: &'static str,
+        _a: MatRef<'_, Self>,
+        _vectors: bool,
+        _par: Par,
+    ) -> Option<Result<lapack_svd::Thin<Self>>> {
+        None
+    }
 }
 
 macro_rules! real_field {
@@ -120,6 +151,14 @@ macro_rules! real_field {
             }
             fn blas_product(out: &mut [Self], a: MatRef<'_, Self>, b: MatRef<'_, Self>) -> bool {
                 blas::product(out, a, b)
+            }
+            fn lapack_svd(
+                op: &'static str,
+                a: MatRef<'_, Self>,
+                vectors: bool,
+                par: Par,
+            ) -> Option<Result<lapack_svd::Thin<Self>>> {
+                lapack_svd::svd(op, a, vectors, par)
             }
         }
     };

@@ -1,5 +1,26 @@
-//! Helpers shared by the matrix-product unit tests (`matmul.rs`,
-//! `blas.rs`).
+//! Helpers shared by the matrix-product and SVD unit tests (`matmul.rs`,
+//! `blas.rs`, `lapack_svd.rs`).
+
+use super::blas::{blas, Blas};
+
+/// Held by the tests that read or move the process's BLAS and LAPACK
+/// thresholds.
+pub(super) static THRESHOLDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The process's BLAS, or None with the reason printed: a skip, except
+/// where `CROSSOVER_REQUIRE_BLAS` is set (CI), which makes it a failure.
+pub(super) fn blas_or_skip() -> Option<&'static Blas> {
+    let found = blas();
+    if found.is_none() {
+        let var = std::env::var("CROSSOVER_BLAS").ok();
+        assert!(
+            std::env::var_os("CROSSOVER_REQUIRE_BLAS").is_none(),
+            "CROSSOVER_REQUIRE_BLAS is set but no OpenBLAS was loaded (CROSSOVER_BLAS={var:?})"
+        );
+        eprintln!("skipped: no OpenBLAS in this process (CROSSOVER_BLAS={var:?})");
+    }
+    found
+}
 
 /// Deterministic values in [-1, 1).
 pub(super) fn rand(seed: u64, len: usize) -> Vec<f64> {
