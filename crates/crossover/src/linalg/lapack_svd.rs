@@ -22,6 +22,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::householder as hh;
+use faer::linalg::qr::no_pivoting::factor as qr;
 use faer::{Conj, Mat, MatMut, MatRef, Par};
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -242,9 +243,9 @@ pub(crate) struct Thin<T> {
 
 /// The SVD of `a` through LAPACK's bidiagonalisation, or None where this
 /// path does not take it: no BLAS with both routines, its thread count not
-/// the engine's, a side below [`min_dim`], one side more than 11/6 of the
-/// other (where faer starts with a QR), or a size past the library's
-/// integers.
+/// the engine's, a side below [`min_dim`], or a size past the library's
+/// integers. A matrix more than 11/6 as long as wide is first factored
+/// `A = Q R` by faer (its own SVD's `qr_ratio_threshold`), and R reduced.
 ///
 /// # Errors
 /// `?bdsdc` did not converge, or LAPACK refused an argument.
@@ -254,10 +255,8 @@ pub(crate) fn svd<T: LapackReal>(
     vectors: bool,
     par: Par,
 ) -> Option<Result<Thin<T>>> {
-    let (m, n) = (a.nrows().max(a.ncols()), a.nrows().min(a.ncols()));
-    // Past 11/6 (its `qr_ratio_threshold`) faer factors a QR first and
-    // reduces the square R; this path does not.
-    if n < min_dim(T::DTYPE) || 6 * m > 11 * n {
+    let n = a.nrows().min(a.ncols());
+    if n < min_dim(T::DTYPE) {
         return None;
     }
     let blas = blas()?;
@@ -269,8 +268,8 @@ pub(crate) fn svd<T: LapackReal>(
     let wide = a.nrows() < a.ncols();
     let tall = if wide { a.transpose() } else { a };
     let result = match routines {
-        Bidiag::Lp64(r) => tall_svd::<T, i32>(op, r, tall, vectors, par)?,
-        Bidiag::Ilp64(r) => tall_svd::<T, i64>(op, r, tall, vectors, par)?,
+        Bidiag::Lp64(r) => qr_first::<T, i32>(op, r, tall, vectors, par)?,
+        Bidiag::Ilp64(r) => qr_first::<T, i64>(op, r, tall, vectors, par)?,
     };
     SVDS_RUN.fetch_add(1, Ordering::Relaxed);
     Some(result.map(|thin| Thin {
@@ -281,6 +280,69 @@ pub(crate) fn svd<T: LapackReal>(
 
 fn blas_lapack(blas: &Blas) -> Option<&Lapack> {
     blas.lapack.as_ref()
+}
+
+/// `a` (m x n, m >= n) through `r`, after a QR where m > 11/6 n (as faer
+/// does: the reduction then works on the n x n R, and U = Q [U_R; 0]).
+fn qr_first<T: LapackReal, I>(
+    op: &'static str,
+    r: Routines<T, I>,
+    a: MatRef<'_, T>,
+    vectors: bool,
+    par: Par,
+) -> Option<Result<Thin<T>>>
+where
+    I: TryFrom<usize> + From<i8> + Copy + Default + PartialEq + Into<i64>,
+{
+    let (m, n) = (a.nrows(), a.ncols());
+    if 6 * m <= 11 * n {
+        return tall_svd(op, r, a, vectors, par);
+    }
+    let block = qr::recommended_block_size::<T>(m, n);
+    let mut factored = a.to_owned();
+    let mut factor = Mat::<T>::zeros(block, n);
+    let mut mem = MemBuffer::new(qr::qr_in_place_scratch::<T>(
+        m,
+        n,
+        block,
+        par,
+        Default::default(),
+    ));
+    qr::qr_in_place(
+        factored.as_mut(),
+        factor.as_mut(),
+        par,
+        MemStack::new(&mut mem),
+        Default::default(),
+    );
+    let upper = Mat::<T>::from_fn(n, n, |i, j| {
+        if i <= j {
+            factored[(i, j)]
+        } else {
+            T::default()
+        }
+    });
+    let thin = match tall_svd(op, r, upper.as_ref(), vectors, par)? {
+        Ok(thin) => thin,
+        Err(e) => return Some(Err(e)),
+    };
+    let uv = thin.uv.map(|(u_r, v)| {
+        let mut u = Mat::<T>::zeros(m, n);
+        u.as_mut().subrows_mut(0, n).copy_from(&u_r);
+        let mut mem = MemBuffer::new(
+            hh::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(m, block, n),
+        );
+        hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(
+            factored.as_ref(),
+            factor.as_ref(),
+            Conj::No,
+            u.as_mut(),
+            par,
+            MemStack::new(&mut mem),
+        );
+        (u, v)
+    });
+    Some(Ok(Thin { s: thin.s, uv }))
 }
 
 /// `a` (m x n, m >= n) through `r`; None where a size does not fit `I`.
@@ -420,8 +482,7 @@ fn apply_reflectors<T: LapackReal>(
     par: Par,
 ) {
     let k = basis.ncols();
-    let block =
-        faer::linalg::qr::no_pivoting::factor::recommended_block_size::<T>(basis.nrows(), k);
+    let block = qr::recommended_block_size::<T>(basis.nrows(), k);
     let mut factor = Mat::<T>::zeros(block, k);
     let mut j = 0;
     while j < k {
@@ -583,8 +644,11 @@ mod tests {
         }
         let runs = blas.matches_threads(crate::cpu::threads());
         // Square, tall and wide, across ?gebrd's 32-column blocks and
-        // faer's reflector blocks, down to 1 x 1; a batch.
-        let shapes: [&[usize]; 7] = [
+        // faer's reflector blocks, down to 1 x 1; a batch; past 11/6 (a QR
+        // first) both ways.
+        let shapes: [&[usize]; 9] = [
+            &[230, 90],
+            &[40, 150],
             &[70, 70],
             &[129, 100],
             &[100, 150],
@@ -642,13 +706,13 @@ mod tests {
     }
 
     #[test]
-    fn below_the_threshold_and_far_from_square_faer_runs() {
+    fn below_the_threshold_faer_runs() {
         if blas_or_skip().is_none() || env_min_dim().is_some() {
             return;
         }
         with_min_dim(50, || {
-            // A side below 50, and a matrix more than 11/6 as tall as wide.
-            for shape in [[40usize, 60], [120, 55]] {
+            // The smaller side below 50: square, wide and tall.
+            for shape in [[49usize, 49], [40, 60], [300, 45]] {
                 let a = rand(5, shape[0] * shape[1]);
                 assert_eq!(check(&a, &shape, DType::F32, "faer"), 0, "{shape:?}");
             }
