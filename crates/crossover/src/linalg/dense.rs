@@ -15,7 +15,7 @@ use faer::linalg::cholesky::llt;
 use faer::linalg::lu::partial_pivoting as lu;
 use faer::linalg::svd;
 use faer::traits::math_utils::real;
-use faer::{Conj, MatMut, MatRef, Par, Side};
+use faer::{Conj, Mat, MatMut, MatRef, Par, Side};
 use std::sync::Arc;
 
 /// Which dense routine a [`Dense`] op runs.
@@ -379,50 +379,14 @@ impl Dense {
             Kind::Svd | Kind::SvdVals => {
                 let r = m.min(n);
                 let vectors = self.kind == Kind::Svd;
-                if let Some(thin) = T::lapack_svd(op, a, vectors, par) {
-                    let thin = thin?;
-                    for (o, x) in reals[0].iter_mut().zip(&thin.s) {
-                        *o = real(x);
-                    }
-                    if let Some((u, v)) = thin.uv {
-                        let (u_out, vt_out) = full.split_at_mut(1);
-                        row_major_mut(u_out[0], m, r).copy_from(u.as_ref());
-                        row_major_mut(vt_out[0], r, n).copy_from(v.transpose());
-                    }
-                    return Ok(());
-                }
-                let mut s = faer::diag::Diag::<T>::zeros(r);
-                let (mut u, mut v) = if vectors {
-                    (
-                        Some(faer::Mat::<T>::zeros(m, r)),
-                        Some(faer::Mat::<T>::zeros(n, r)),
-                    )
-                } else {
-                    (None, None)
+                let thin = match T::lapack_svd(op, a, vectors, par) {
+                    Some(thin) => thin?,
+                    None => faer_svd(op, a, vectors, par)?,
                 };
-                let compute = if vectors {
-                    svd::ComputeSvdVectors::Thin
-                } else {
-                    svd::ComputeSvdVectors::No
-                };
-                let params = svd_params::<T>();
-                let mut mem =
-                    MemBuffer::new(svd::svd_scratch::<T>(m, n, compute, compute, par, params));
-                svd::svd(
-                    a,
-                    s.as_mut(),
-                    u.as_mut().map(|u| u.as_mut()),
-                    v.as_mut().map(|v| v.as_mut()),
-                    par,
-                    MemStack::new(&mut mem),
-                    params,
-                )
-                .map_err(|e| svd_error(op, e))?;
-                let s = s.column_vector();
-                for (o, i) in reals[0].iter_mut().zip(0..r) {
-                    *o = real(&s[i]);
+                for (o, x) in reals[0].iter_mut().zip(&thin.s) {
+                    *o = real(x);
                 }
-                if let (Some(u), Some(v)) = (u, v) {
+                if let Some((u, v)) = thin.uv {
                     let (u_out, vt_out) = full.split_at_mut(1);
                     row_major_mut(u_out[0], m, r).copy_from(u.as_ref());
                     // Vt = V^H, written through a row-major view.
@@ -482,6 +446,44 @@ fn llt_in_place<T: Field>(
                 not_positive_definite(op, index + 1)
             }
         })
+}
+
+/// A thin SVD: singular values (decreasing) and, if asked, `U` (m x r) and
+/// `V` (n x r), r = min(m, n).
+pub(crate) struct Thin<T> {
+    pub s: Vec<T>,
+    pub uv: Option<(Mat<T>, Mat<T>)>,
+}
+
+/// `a`'s thin SVD by faer.
+fn faer_svd<T: Field>(
+    op: &'static str,
+    a: MatRef<'_, T>,
+    vectors: bool,
+    par: Par,
+) -> Result<Thin<T>> {
+    let (m, n) = (a.nrows(), a.ncols());
+    let r = m.min(n);
+    let mut s = faer::diag::Diag::<T>::zeros(r);
+    let mut uv = vectors.then(|| (Mat::<T>::zeros(m, r), Mat::<T>::zeros(n, r)));
+    let compute = if vectors {
+        svd::ComputeSvdVectors::Thin
+    } else {
+        svd::ComputeSvdVectors::No
+    };
+    let params = svd_params::<T>();
+    let mut mem = MemBuffer::new(svd::svd_scratch::<T>(m, n, compute, compute, par, params));
+    let (u, v) = match &mut uv {
+        Some((u, v)) => (Some(u.as_mut()), Some(v.as_mut())),
+        None => (None, None),
+    };
+    svd::svd(a, s.as_mut(), u, v, par, MemStack::new(&mut mem), params)
+        .map_err(|e| svd_error(op, e))?;
+    let s = s.column_vector();
+    Ok(Thin {
+        s: (0..r).map(|i| s[i]).collect(),
+        uv,
+    })
 }
 
 /// faer's SVD parameters with the bidiagonal's divide-and-conquer split down

@@ -17,7 +17,8 @@
 //! `blas.rs`'s: the path runs only where the process's OpenBLAS runs
 //! products and exports both routines.
 
-use super::blas::{blas, symbol, variants, Blas};
+use super::blas::{blas, symbol, variants};
+use super::dense::Thin;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use faer::dyn_stack::{MemBuffer, MemStack};
@@ -64,6 +65,13 @@ type BdsdcFn<T, I> = unsafe extern "C" fn(
     usize,
     usize,
 );
+
+/// LAPACK's integers (`i32` or `i64`).
+pub(crate) trait LapackInt:
+    TryFrom<usize> + From<i8> + Copy + Default + PartialEq + Into<i64>
+{
+}
+impl<I: TryFrom<usize> + From<i8> + Copy + Default + PartialEq + Into<i64>> LapackInt for I {}
 
 /// One dtype's two routines in one integer width.
 #[derive(Clone, Copy)]
@@ -234,13 +242,6 @@ pub(crate) fn svds_run() -> usize {
     SVDS_RUN.load(Ordering::Relaxed)
 }
 
-/// A thin SVD: singular values (decreasing) and, if asked, `U` (m x r) and
-/// `V` (n x r), r = min(m, n).
-pub(crate) struct Thin<T> {
-    pub s: Vec<T>,
-    pub uv: Option<(Mat<T>, Mat<T>)>,
-}
-
 /// The SVD of `a` through LAPACK's bidiagonalisation, or None where this
 /// path does not take it: no BLAS with both routines, its thread count not
 /// the engine's, a side below [`min_dim`], or a size past the library's
@@ -263,7 +264,7 @@ pub(crate) fn svd<T: LapackReal>(
     if !blas.matches_threads(crate::cpu::threads()) {
         return None;
     }
-    let routines = T::routines(blas_lapack(blas)?);
+    let routines = T::routines(blas.lapack.as_ref()?);
     // Reduce the tall orientation: A^T = V S U^T when A is wide.
     let wide = a.nrows() < a.ncols();
     let tall = if wide { a.transpose() } else { a };
@@ -278,10 +279,6 @@ pub(crate) fn svd<T: LapackReal>(
     }))
 }
 
-fn blas_lapack(blas: &Blas) -> Option<&Lapack> {
-    blas.lapack.as_ref()
-}
-
 /// `a` (m x n, m >= n) through `r`, after a QR where m > 11/6 n (as faer
 /// does: the reduction then works on the n x n R, and U = Q [U_R; 0]).
 fn qr_first<T: LapackReal, I>(
@@ -292,7 +289,7 @@ fn qr_first<T: LapackReal, I>(
     par: Par,
 ) -> Option<Result<Thin<T>>>
 where
-    I: TryFrom<usize> + From<i8> + Copy + Default + PartialEq + Into<i64>,
+    I: LapackInt,
 {
     let (m, n) = (a.nrows(), a.ncols());
     if 6 * m <= 11 * n {
@@ -354,7 +351,7 @@ fn tall_svd<T: LapackReal, I>(
     par: Par,
 ) -> Option<Result<Thin<T>>>
 where
-    I: TryFrom<usize> + From<i8> + Copy + Default + PartialEq + Into<i64>,
+    I: LapackInt,
 {
     let (m, n) = (a.nrows(), a.ncols());
     let int = |x: usize| I::try_from(x).ok();

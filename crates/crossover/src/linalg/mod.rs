@@ -124,7 +124,7 @@ pub(crate) trait Field: ComplexField + Storage + Copy {
         _a: MatRef<'_, Self>,
         _vectors: bool,
         _par: Par,
-    ) -> Option<Result<lapack_svd::Thin<Self>>> {
+    ) -> Option<Result<dense::Thin<Self>>> {
         None
     }
 }
@@ -157,7 +157,7 @@ macro_rules! real_field {
                 a: MatRef<'_, Self>,
                 vectors: bool,
                 par: Par,
-            ) -> Option<Result<lapack_svd::Thin<Self>>> {
+            ) -> Option<Result<dense::Thin<Self>>> {
                 lapack_svd::svd(op, a, vectors, par)
             }
         }
