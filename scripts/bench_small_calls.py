@@ -28,7 +28,14 @@ def main() -> None:
     small = rng.random(1_000)
     sa = xo.asarray(small)
     loop = xo.jit(conditional_accumulate_loop)
+    # Issue 16's target 2: a fused three-op expression on 1,000 float32.
+    a, b = rng.random(1_000, dtype=np.float32), rng.random(1_000, dtype=np.float32)
+    fa, fb = xo.asarray(a), xo.asarray(b)
     cases: list[tuple[str, Callable[[], Any]]] = [
+        ("a*b + sin(a) + cos(b), 1,000 float32, operators to NumPy", lambda: np.asarray(fa * fb + xo.sin(fa) + xo.cos(fb))),
+        ("  the same, recording only (nothing computed)", lambda: fa * fb + xo.sin(fa) + xo.cos(fb)),
+        ("  the same, xo.evaluate on the NumPy arrays", lambda: xo.evaluate("a*b + sin(a) + cos(b)", a=a, b=b)),
+        ("  the same (NumPy's five ufuncs)", lambda: a * b + np.sin(a) + np.cos(b)),
         ("jit loop, 10,000 float64 (crossover)", lambda: loop(x, 0.5)),
         ("where-sum, 10,000 float64 (crossover)", lambda: xo.where(xa > 0.5, xa * xa, -xa).sum().item()),
         ("0.0 + where-sum (crossover)", lambda: (0.0 + xo.where(xa > 0.5, xa * xa, -xa).sum()).item()),
